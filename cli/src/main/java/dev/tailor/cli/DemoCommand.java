@@ -4,7 +4,6 @@ import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.Demo;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -103,14 +102,13 @@ final class DemoCommand implements Callable<Integer> {
         // The report's folder is created only once every other input is known to be good: bad input writes
         // nothing.
         Demo.check(options);
-        boolean reportExisted = !noReport && Files.exists(report);
+        Path createdFrom = noReport ? null : ClusterRuns.Stopping.firstMissing(report);
         if (!noReport) {
             report = SharedOptions.checkReportDir(report, "--report");
         }
         // Stopped (Ctrl-C, SIGTERM), it says how far it got; its output and its report's pages go out whole
         // or not at all.
-        try (ClusterRuns.Stopping stopping =
-                ClusterRuns.Stopping.on(err, noReport ? null : report, !noReport && !reportExisted)) {
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, noReport ? null : report, createdFrom)) {
             Demo.Outcome outcome = Demo.run(options, err, stopping);
             stopping.during("printing its results");
             String text = format == SharedOptions.Format.json

@@ -11,7 +11,6 @@ import dev.tailor.nbd.config.ByteSize;
 import dev.tailor.nbd.config.NbdConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -112,13 +111,16 @@ final class NbdExperimentCommand extends CommandGroup {
                         + " temporary directory.")
         Path dir;
 
-        /** Whether {@link #prepare} created the report folder: a stop removes it while it is still empty. */
-        boolean createdReport;
+        /**
+         * The outermost folder {@link #prepare} created for the report, or null: a stop removes the report folder
+         * and its parents up to it while they are still empty.
+         */
+        Path createdFrom;
 
         /** Checks the report and work directories and the tools; returns the work directory. */
         Path prepare(String name, boolean nbdkit) throws IOException {
             if (report != null) {
-                createdReport = !Files.exists(report);
+                createdFrom = ClusterRuns.Stopping.firstMissing(report);
                 report = SharedOptions.checkReportDir(report, "--report");
             }
             Path work = dir == null ? ExperimentRig.defaultDir(name) : ExperimentRig.checkDir(dir);
@@ -135,7 +137,7 @@ final class NbdExperimentCommand extends CommandGroup {
          */
         ClusterRuns.Stopping stopping() {
             ClusterRuns.Stopping stopping =
-                    ClusterRuns.Stopping.on(spec.commandLine().getErr(), report, createdReport);
+                    ClusterRuns.Stopping.on(spec.commandLine().getErr(), report, createdFrom);
             stopping.during("during the experiment's runs");
             return stopping;
         }

@@ -14,7 +14,6 @@ import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -204,10 +203,11 @@ final class SimulateCommand implements Callable<Integer> {
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads.workers();
         // Created only once every other input is known to be good: bad input writes nothing.
-        boolean reportExisted = reportOption.report != null && Files.exists(reportOption.report);
+        Path createdFrom = ClusterRuns.Stopping.firstMissing(reportOption.report);
         Path report = reportOption.checked();
         List<RunResult> results;
-        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), reportExisted ? null : report)) {
+        try (ClusterRuns.Stopping stopping =
+                ClusterRuns.Stopping.on(err, runs.size(), createdFrom == null ? null : report, createdFrom)) {
             err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                     + base.name()
                     + " (" + Numbers.written(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "

@@ -11,7 +11,6 @@ import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.StorageSweep;
 import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -160,7 +159,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 StorageRuns.sweep(base, seedList, warmupSeconds, durationSeconds, policyNames, DATA_DIR);
         StorageScenario variant = planned.variant();
         List<StorageSweep.Run> runs = planned.runs();
-        boolean reportExisted = reportOption.report != null && Files.exists(reportOption.report);
+        Path createdFrom = ClusterRuns.Stopping.firstMissing(reportOption.report);
         Path report = reportOption.checked();
         List<String> setupNotes = StorageRuns.notes(
                 planned.setups(),
@@ -169,7 +168,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
         workers = Math.min(workers, runs.size()); // a run is one thread's work
         List<StorageRunResult> results;
         // A stop (Ctrl-C, SIGTERM) says how far the runs got and removes the report folder it created.
-        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), reportExisted ? null : report)) {
+        try (ClusterRuns.Stopping stopping =
+                ClusterRuns.Stopping.on(err, runs.size(), createdFrom == null ? null : report, createdFrom)) {
             err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                     + variant.name() + " (" + Numbers.written(variant.warmupSeconds()) + " s warm-up + "
                     + StorageRuns.measured(runs) + ") on " + workers + " thread"

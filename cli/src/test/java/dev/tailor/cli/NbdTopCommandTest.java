@@ -175,10 +175,54 @@ class NbdTopCommandTest {
     }
 
     @Test
+    void metrics_schemeInUpperCase_isTakenAsCurlTakesIt() {
+        // Was: exit 2 for HTTP://..., a scheme curl and browsers read case-insensitively.
+        assertThat(NbdTop.uri("HTTP://127.0.0.1:9100/metrics")).hasToString("http://127.0.0.1:9100/metrics");
+        assertThat(NbdTop.uri("Https://[::1]:9100/metrics")).hasToString("https://[::1]:9100/metrics");
+        PlanCommandTest.Result down = tailor("nbd", "top", "--metrics", "HTTP://127.0.0.1:9/metrics", "--once");
+        assertThat(down.exitCode()).isEqualTo(1);
+        assertThat(down.err()).contains("--metrics: cannot read http://127.0.0.1:9/metrics (connection refused;");
+        PlanCommandTest.Result ftp = tailor("nbd", "top", "--metrics", "FTP://127.0.0.1:9/metrics");
+        assertThat(ftp.exitCode()).isEqualTo(2);
+        assertThat(ftp.err()).contains("--metrics: \"FTP://127.0.0.1:9/metrics\" (expected:");
+    }
+
+    @Test
+    void metrics_httpsAgainstAPlainHttpEndpoint_saysItAnswersPlainHttp() throws Exception {
+        // Was: "connection timed out after 5 s": a plain-HTTP server waits for the end of a request line the TLS
+        // hello never gives, so the handshake gets no answer.
+        com.sun.net.httpserver.HttpServer server =
+                com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/metrics", exchange -> {
+            byte[] body = "up 1\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        try {
+            String authority = "127.0.0.1:" + server.getAddress().getPort();
+            java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+                    .connectTimeout(java.time.Duration.ofSeconds(1))
+                    .build();
+            NbdTop.Reading reading = NbdTop.read(client, NbdTop.uri("https://" + authority + "/metrics"), false);
+            assertThat(reading.error())
+                    .isEqualTo("no TLS answer from " + authority + ": it answers plain HTTP (expected: http://"
+                            + authority + "/metrics)");
+            assertThat(NbdTop.read(client, NbdTop.uri(authority), false).error())
+                    .isNull();
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
     void badOptions_areNamed() {
         PlanCommandTest.Result bad = tailor("nbd", "top", "--metrics", "not a url");
         assertThat(bad.exitCode()).isEqualTo(2);
-        assertThat(bad.err()).contains("--metrics: \"not a url\" (expected: http://HOST:PORT/metrics or HOST:PORT");
+        assertThat(bad.err())
+                .contains("--metrics: \"not a url\" (expected: http://HOST:PORT/metrics or HOST:PORT")
+                .contains("HOST:PORT/PATH for http://HOST:PORT/PATH");
         // A port no server has is bad input, not the HTTP client's internal error.
         PlanCommandTest.Result port = tailor("nbd", "top", "--metrics", "127.0.0.1:99999", "--once");
         assertThat(port.exitCode()).isEqualTo(2);

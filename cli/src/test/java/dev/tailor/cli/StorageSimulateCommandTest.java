@@ -24,7 +24,8 @@ class StorageSimulateCommandTest {
 
     @Test
     void simulate_stoppedBySigterm_saysHowFarItGot_andLeavesNoEmptyReportFolder() throws Exception {
-        Path report = dir.resolve("report");
+        // Folders created for the report: all of them go (was: only the innermost, leaving R/deep).
+        Path report = dir.resolve("R").resolve("deep").resolve("nested");
         Path err = dir.resolve("err.txt");
         // Runs of a simulated day each: stopped long before the first ends.
         int exit = SimulateCommandTest.stoppedBySigterm(
@@ -49,7 +50,7 @@ class StorageSimulateCommandTest {
         assertThat(SimulateCommandTest.read(err))
                 .endsWith("tailor: stopped after 0 of 4 runs; nothing written (the results and the report come when"
                         + " every run is done)\n");
-        assertThat(report).doesNotExist();
+        assertThat(dir.resolve("R")).doesNotExist();
         assertThat(SimulateCommandTest.read(dir.resolve("out.txt"))).isEmpty();
     }
 

@@ -157,8 +157,11 @@ public final class ClusterRuns {
         private final PrintWriter err;
         /** The report folder asked for, or null. */
         private final Path report;
-        /** Whether the command created {@link #report}: a stop removes it while it is empty. */
-        private final boolean createdReport;
+        /**
+         * The outermost folder the command created for {@link #report} ({@link #report} itself or one of its
+         * parents), or null: a stop removes {@link #report} and its parents up to it while they are empty.
+         */
+        private final Path createdFrom;
 
         private final Thread hook;
         private final ReentrantLock lock = new ReentrantLock();
@@ -181,12 +184,12 @@ public final class ClusterRuns {
         /** Set by the stop: nothing is published after it. Guarded by lock. */
         private boolean stopped;
 
-        private Stopping(PrintWriter err, int total, String what, Path report, boolean createdReport) {
+        private Stopping(PrintWriter err, int total, String what, Path report, Path createdFrom) {
             this.err = err;
             this.total = total;
             this.what = what;
             this.report = report;
-            this.createdReport = createdReport;
+            this.createdFrom = createdFrom;
             this.hook = new Thread(this::stop, "tailor-stopped");
             Runtime.getRuntime().addShutdownHook(hook);
         }
@@ -195,19 +198,37 @@ public final class ClusterRuns {
          * Opened before the command says it starts the runs.
          *
          * @param createdReport the report folder when this command created it, else {@code null}
+         * @param createdFrom the outermost folder created with it ({@link #firstMissing} before creating it)
          */
-        public static Stopping on(PrintWriter err, int total, Path createdReport) {
-            return new Stopping(err, total, "run", createdReport, true);
+        public static Stopping on(PrintWriter err, int total, Path createdReport, Path createdFrom) {
+            return new Stopping(err, total, "run", createdReport, createdReport == null ? null : createdFrom);
         }
 
         /**
          * Opened before a command of several stages starts, each named by {@link #next} or {@link #during}.
          *
          * @param report the report folder asked for, or {@code null}
-         * @param createdIt whether the command created it (a stop removes it while it is empty)
+         * @param createdFrom the outermost folder the command created for it ({@link #firstMissing} before
+         *     creating it; a stop removes the report folder and its parents up to it while they are empty), or
+         *     {@code null}
          */
-        public static Stopping on(PrintWriter err, Path report, boolean createdIt) {
-            return new Stopping(err, 0, null, report, createdIt);
+        public static Stopping on(PrintWriter err, Path report, Path createdFrom) {
+            return new Stopping(err, 0, null, report, report == null ? null : createdFrom);
+        }
+
+        /**
+         * The outermost of {@code folder} and its parents that does not exist yet (what creating {@code folder}
+         * creates from), or {@code null} when {@code folder} is null or exists.
+         */
+        public static Path firstMissing(Path folder) {
+            if (folder == null || Files.exists(folder)) {
+                return null;
+            }
+            Path missing = folder.toAbsolutePath();
+            while (missing.getParent() != null && !Files.exists(missing.getParent())) {
+                missing = missing.getParent();
+            }
+            return missing;
         }
 
         /** The runs counted so far, if any, are all done; {@code total} runs of a kind ({@code what}) follow. */
@@ -342,12 +363,8 @@ public final class ClusterRuns {
                 if (locked) {
                     deleteTree(staging);
                 }
-                if (createdReport && report != null && !reportPublished) {
-                    try {
-                        Files.deleteIfExists(report);
-                    } catch (IOException notEmptyOrGone) {
-                        // Something else was put there meanwhile: it stays.
-                    }
+                if (createdFrom != null && report != null && !reportPublished) {
+                    removeCreated(report.toAbsolutePath(), createdFrom);
                 }
             } finally {
                 if (locked) {
@@ -380,6 +397,17 @@ public final class ClusterRuns {
             }
             return "tailor: stopped " + after + "; " + String.join(" and ", published)
                     + (report == null || reportPublished ? "" : ", no report written (its pages come all together)");
+        }
+
+        /** Removes {@code folder} and its parents up to {@code createdFrom}, each while it is empty. */
+        private static void removeCreated(Path folder, Path createdFrom) {
+            for (Path dir = folder; dir != null && dir.startsWith(createdFrom); dir = dir.getParent()) {
+                try {
+                    Files.deleteIfExists(dir);
+                } catch (IOException notEmptyOrGone) {
+                    return; // Something else was put there meanwhile: it, and the folders around it, stay.
+                }
+            }
         }
 
         private static void deleteTree(Path dir) {

@@ -54,6 +54,12 @@ public final class NbdTop {
         }
         try {
             URI uri = new URI(v);
+            // The scheme is case-insensitive (RFC 3986, 3.1), as curl takes it; the URL shown is lower case.
+            if (uri.getScheme() != null
+                    && !uri.getScheme().equals(uri.getScheme().toLowerCase(Locale.ROOT))) {
+                uri = new URI(uri.getScheme().toLowerCase(Locale.ROOT)
+                        + v.substring(uri.getScheme().length()));
+            }
             if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
                 // -1: none given, the scheme's; 0 and above 65,535 reach no server (the HTTP client throws on them).
                 if (uri.getPort() == 0 || uri.getPort() > 65_535) {
@@ -66,7 +72,8 @@ public final class NbdTop {
             // named below
         }
         throw new LabException("--metrics: \"" + value + "\" (expected: http://HOST:PORT/metrics or HOST:PORT, the"
-                + " address tailor nbd serve --metrics-listen prints)");
+                + " address tailor nbd serve --metrics-listen prints; also HOST:PORT/PATH for http://HOST:PORT/PATH, or"
+                + " any http:// or https:// URL)");
     }
 
     /** One reading: the text (null when it failed, with why), and when it was taken. */
@@ -84,7 +91,12 @@ public final class NbdTop {
             }
             error = "HTTP " + response.statusCode();
         } catch (IOException e) {
-            error = IoErrors.reason(e);
+            error = e instanceof java.net.http.HttpTimeoutException
+                            && "https".equals(uri.getScheme())
+                            && answersPlainHttp(uri)
+                    ? "no TLS answer from " + uri.getRawAuthority() + ": it answers plain HTTP (expected: http://"
+                            + uri.getRawAuthority() + (uri.getRawPath() == null ? "" : uri.getRawPath()) + ")"
+                    : IoErrors.reason(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             error = "interrupted";
@@ -97,6 +109,26 @@ public final class NbdTop {
                     null);
         }
         return new Reading(null, error, System.nanoTime());
+    }
+
+    /**
+     * Whether the server of an {@code https://} URL whose TLS handshake went unanswered answers a plain HTTP
+     * request instead (a plain-HTTP server reads the TLS hello as a request line that never ends, and waits).
+     */
+    static boolean answersPlainHttp(URI uri) {
+        int port = uri.getPort() == -1 ? 443 : uri.getPort();
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(uri.getHost(), port), 2_000);
+            socket.setSoTimeout(2_000);
+            String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+            socket.getOutputStream()
+                    .write(("HEAD " + path + " HTTP/1.0\r\nHost: " + uri.getRawAuthority() + "\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            byte[] head = socket.getInputStream().readNBytes(5);
+            return "HTTP/".equals(new String(head, java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**

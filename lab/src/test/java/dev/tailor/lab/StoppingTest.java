@@ -24,7 +24,7 @@ class StoppingTest {
         Path report = dir.resolve("demo");
         Files.createDirectories(report);
         StringWriter err = new StringWriter();
-        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, true)) {
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, report)) {
             stopping.next(72, "simulated run");
             stopping.done(72);
             stopping.next(10, "storage run");
@@ -42,10 +42,40 @@ class StoppingTest {
     }
 
     @Test
+    void stopped_removesEveryEmptyFolderItCreatedForTheReport_andOnlyThose() throws IOException {
+        // Was: only the report folder itself went; R/deep, created with it, stayed behind.
+        Path report = dir.resolve("R").resolve("deep").resolve("nested");
+        Path createdFrom = ClusterRuns.Stopping.firstMissing(report);
+        assertThat(createdFrom).isEqualTo(dir.resolve("R").toAbsolutePath());
+        Files.createDirectories(report);
+        try (ClusterRuns.Stopping stopping =
+                ClusterRuns.Stopping.on(new PrintWriter(new StringWriter(), true), report, createdFrom)) {
+            stopping.stop();
+        }
+        assertThat(dir.resolve("R")).doesNotExist();
+        assertThat(dir).isDirectory();
+
+        // A folder that existed, or that something else was put in meanwhile, stays, and so do its parents.
+        Path existing = Files.createDirectories(dir.resolve("kept"));
+        Path inner = existing.resolve("a").resolve("b");
+        Path from = ClusterRuns.Stopping.firstMissing(inner);
+        assertThat(from).isEqualTo(existing.resolve("a").toAbsolutePath());
+        Files.createDirectories(inner);
+        Files.writeString(existing.resolve("a").resolve("other.txt"), "not the command's");
+        try (ClusterRuns.Stopping stopping =
+                ClusterRuns.Stopping.on(new PrintWriter(new StringWriter(), true), inner, from)) {
+            stopping.stop();
+        }
+        assertThat(inner).doesNotExist();
+        assertThat(existing.resolve("a").resolve("other.txt")).exists();
+        assertThat(ClusterRuns.Stopping.firstMissing(existing)).isNull();
+    }
+
+    @Test
     void stoppedAfterEveryRun_beforeTheResultsGoOut_doesNotSayTheyComeWhenEveryRunIsDone() {
         StringWriter err = new StringWriter();
         try (ClusterRuns.Stopping stopping =
-                ClusterRuns.Stopping.on(new PrintWriter(err, true), dir.resolve("demo"), false)) {
+                ClusterRuns.Stopping.on(new PrintWriter(err, true), dir.resolve("demo"), null)) {
             stopping.next(72, "simulated run");
             stopping.done(72);
             stopping.next(10, "storage run");
@@ -68,7 +98,7 @@ class StoppingTest {
         Files.writeString(report.resolve("storage.html"), "the previous run's");
         StringWriter err = new StringWriter();
         StringWriter out = new StringWriter();
-        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, false)) {
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, null)) {
             stopping.next(72, "simulated run");
             stopping.done(72);
             stopping.next(10, "storage run");
@@ -101,7 +131,7 @@ class StoppingTest {
     void publishedReport_movesEveryPageIn_andAStopAfterItSaysSo() throws IOException {
         Path report = dir.resolve("demo");
         StringWriter err = new StringWriter();
-        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, true)) {
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, report)) {
             stopping.next(2, "simulated run");
             stopping.during("during the NBD experiments");
             stopping.during("writing the report");

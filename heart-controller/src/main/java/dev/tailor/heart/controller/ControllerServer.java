@@ -12,7 +12,7 @@ import java.util.function.BooleanSupplier;
  * The controller's HTTP endpoints: {@code /metrics} ({@link ControllerMetrics}), {@code /healthz}
  * (200 while the round loop is alive) and {@code /readyz} (200 when this replica does its job: a
  * leader once a round has planned, a standby while it waits for the lease), for Prometheus and the
- * kubelet's probes.
+ * kubelet's probes; each answers GET and HEAD, and any other method 405 with {@code Allow: GET, HEAD}.
  */
 public final class ControllerServer implements AutoCloseable {
 
@@ -57,13 +57,23 @@ public final class ControllerServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
-    /** Whether the request is for its context's path itself; else it is answered 404 here. */
+    /**
+     * Whether the request is a GET or HEAD for its context's path itself; else it is answered here: 404 for
+     * another path, 405 with {@code Allow: GET, HEAD} for another method (a probe or a scrape only reads).
+     */
     private static boolean exact(HttpExchange exchange) throws IOException {
-        if (exchange.getRequestURI().getPath().equals(exchange.getHttpContext().getPath())) {
-            return true;
+        String path = exchange.getHttpContext().getPath();
+        if (!exchange.getRequestURI().getPath().equals(path)) {
+            send(exchange, 404, "text/plain", "not found\n");
+            return false;
         }
-        send(exchange, 404, "text/plain", "not found\n");
-        return false;
+        String method = exchange.getRequestMethod();
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+            send(exchange, 405, "text/plain", method + " " + path + ": not allowed (expected: GET or HEAD)\n");
+            return false;
+        }
+        return true;
     }
 
     /**

@@ -215,9 +215,23 @@ public final class HeartRun {
                                 : "leader election on Lease " + lease + " as " + identity)
                         + "; a round every " + seconds(settings.roundSeconds()) + " s");
                 loop.start();
-                Runtime.getRuntime().addShutdownHook(new Thread(loop::close, "tailor-heart-shutdown"));
+                String stopping = stoppingLine(lease);
+                // A stop (SIGTERM, Ctrl-C) says what it does; a loop that stopped by itself has said so
+                // already, and its exit does not run the hook.
+                Thread hook = new Thread(
+                        () -> {
+                            log.info(stopping);
+                            loop.close();
+                        },
+                        "tailor-heart-shutdown");
+                Runtime.getRuntime().addShutdownHook(hook);
                 while (loop.alive(staleMillis)) {
                     Thread.sleep(1_000);
+                }
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // The hook runs or has run.
                 }
                 log.error("the round loop stopped");
                 return 1;
@@ -228,6 +242,17 @@ public final class HeartRun {
                 loop.close();
             }
         }
+    }
+
+    /**
+     * What a stop (SIGTERM, Ctrl-C) logs as it starts, as {@link ControllerLoop#close} then does it: no round
+     * starts, one in flight is interrupted, and with leader election ({@code lease} not null) the Lease is
+     * released when this replica holds it ({@link LeaseElector#stop}; a release the API server does not answer
+     * within the renew deadline is given up, and the Lease then expires by itself).
+     */
+    static String stoppingLine(String lease) {
+        return "stopping: no new rounds, a round in flight is interrupted"
+                + (lease == null ? "" : "; Lease " + lease + " is released if this replica holds it");
     }
 
     /**

@@ -108,6 +108,33 @@ class ControllerMetricsTest {
         assertThat(warnings).extracting(LogRecord::getMessage).isEmpty();
     }
 
+    @Test
+    void server_answersOtherMethodsThanGetAndHead_405WithAllow() throws Exception {
+        // Was: 200 to POST, PUT, DELETE and OPTIONS, as if they did something.
+        ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
+        try (ControllerServer server = new ControllerServer(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> true, () -> true)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            for (String path : List.of("/healthz", "/readyz", "/metrics")) {
+                for (String method : List.of("POST", "PUT", "DELETE", "OPTIONS")) {
+                    HttpResponse<String> answer = http.send(
+                            HttpRequest.newBuilder(URI.create(base + path))
+                                    .method(method, HttpRequest.BodyPublishers.ofString("x"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    assertThat(answer.statusCode()).as(method + " " + path).isEqualTo(405);
+                    assertThat(answer.headers().firstValue("Allow"))
+                            .as(method + " " + path)
+                            .hasValue("GET, HEAD");
+                    assertThat(answer.body())
+                            .isEqualTo(method + " " + path + ": not allowed (expected: GET or HEAD)\n");
+                }
+                assertThat(status(http, base + path)).as("GET " + path).isEqualTo(200);
+            }
+        }
+    }
+
     private static int status(HttpClient http, String url) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
                 .statusCode();

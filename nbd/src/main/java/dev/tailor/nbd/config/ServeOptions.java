@@ -297,7 +297,8 @@ public record ServeOptions(
         for (int i = 0; i < settings.exports().size(); i++) {
             String image = imageFormatWarning(
                     config == null ? "--file" : "exports[" + i + "].file",
-                    settings.exports().get(i).file());
+                    settings.exports().get(i).file(),
+                    settings.exports().get(i).readOnly());
             if (image != null) {
                 warnings.add(image);
             }
@@ -305,37 +306,74 @@ public record ServeOptions(
         return new Setup(settings, temporary, List.copyOf(warnings));
     }
 
+    /** A VHD's footer (the last 512 bytes; a dynamic VHD also copies it in its first 512) starts so. */
+    private static final byte[] VHD_COOKIE = "conectix".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     /** Image formats told by their first bytes: a file export is served as its raw bytes whatever it holds. */
     private static final List<java.util.Map.Entry<String, byte[]>> IMAGE_MAGICS = List.of(
             java.util.Map.entry("qcow2", new byte[] {'Q', 'F', 'I', (byte) 0xfb}),
             java.util.Map.entry("VMDK", new byte[] {'K', 'D', 'M', 'V'}),
-            java.util.Map.entry("VHDX", "vhdxfile".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            java.util.Map.entry("VHDX", "vhdxfile".getBytes(java.nio.charset.StandardCharsets.US_ASCII)),
+            java.util.Map.entry("VHD", VHD_COOKIE),
+            java.util.Map.entry("QED", new byte[] {'Q', 'E', 'D', 0}));
 
     /**
-     * The warning for a file export that starts as a qcow2, VMDK or VHDX image does (served as its raw bytes, as
-     * nbdkit's file plugin and qemu-nbd -f raw serve it), or {@code null} (not such an image, or not readable
-     * yet: a file created at start).
+     * The warning for a file export that is a qcow2, VMDK, VHDX, VHD (qemu's vpc) or QED image (served as its
+     * raw bytes, as nbdkit's file plugin and qemu-nbd -f raw serve it), or {@code null} (not such an image, or
+     * not readable yet: a file created at start). A read-only export refuses writes, so only what clients read
+     * is wrong; a writable one also lets them write over the image's metadata.
      */
-    static String imageFormatWarning(String field, Path file) {
+    static String imageFormatWarning(String field, Path file, boolean readOnly) {
         if (file == null || !Files.isRegularFile(file)) {
             return null;
         }
+        String format = imageFormat(file);
+        if (format == null) {
+            return null;
+        }
+        return field + ": " + file + " is a " + format + " image, served " + (readOnly ? "read-only " : "")
+                + "as its raw bytes: clients see the " + format + " format, not the disk in it"
+                + (readOnly ? "" : ", and their writes damage it")
+                + " (expected: a raw image; qemu-img convert -O raw " + file + " disk.raw makes one)";
+    }
+
+    /** The image format {@code file} starts (or, for a VHD, ends) as, or {@code null}. */
+    private static String imageFormat(Path file) {
         byte[] head = new byte[8];
+        byte[] tail = new byte[8];
         int read;
-        try (java.io.InputStream in = Files.newInputStream(file)) {
-            read = in.readNBytes(head, 0, head.length);
+        int tailRead = 0;
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file)) {
+            read = readAt(channel, head, 0);
+            long size = channel.size();
+            if (size >= 512) {
+                tailRead = readAt(channel, tail, size - 512);
+            }
         } catch (IOException e) {
             return null;
         }
         for (var magic : IMAGE_MAGICS) {
             byte[] m = magic.getValue();
-            if (read >= m.length && java.util.Arrays.equals(head, 0, m.length, m, 0, m.length)) {
-                return field + ": " + file + " is a " + magic.getKey() + " image, served as its raw bytes: clients"
-                        + " see the " + magic.getKey() + " format, not the disk in it, and their writes damage it"
-                        + " (expected: a raw image; qemu-img convert -O raw " + file + " disk.raw makes one)";
+            if (startsWith(head, read, m)) {
+                return magic.getKey();
             }
         }
-        return null;
+        return startsWith(tail, tailRead, VHD_COOKIE) ? "VHD" : null;
+    }
+
+    private static int readAt(java.nio.channels.FileChannel channel, byte[] into, long position) throws IOException {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(into);
+        while (buffer.hasRemaining()) {
+            int n = channel.read(buffer, position + buffer.position());
+            if (n < 0) {
+                break;
+            }
+        }
+        return buffer.position();
+    }
+
+    private static boolean startsWith(byte[] bytes, int length, byte[] magic) {
+        return length >= magic.length && java.util.Arrays.equals(bytes, 0, magic.length, magic, 0, magic.length);
     }
 
     /**

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -212,21 +214,65 @@ class ServeOptionsTest {
                 null, image, true, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
                 null, false, null, null, null, null, null, null, null);
         assertThat(file.build().warnings())
+                .as("read-only: writes are refused, so only what clients read is wrong")
+                .containsExactly("--file: " + image + " is a qcow2 image, served read-only as its raw bytes: clients"
+                        + " see the qcow2 format, not the disk in it (expected: a raw image;"
+                        + " qemu-img convert -O raw " + image + " disk.raw makes one)");
+        ServeOptions writable = new ServeOptions(
+                null, image, false, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, null, null, null, null, null, null, null);
+        assertThat(writable.build().warnings())
                 .containsExactly("--file: " + image + " is a qcow2 image, served as its raw bytes: clients see the"
                         + " qcow2 format, not the disk in it, and their writes damage it (expected: a raw image;"
                         + " qemu-img convert -O raw " + image + " disk.raw makes one)");
         Path config = Files.writeString(
                 dir.resolve("images.yaml"),
-                "exports:\n  - {name: a, size: 1MiB, file: a.img}\n  - {name: b, file: vm.qcow2}\n");
+                "exports:\n  - {name: a, size: 1MiB, file: a.img}\n  - {name: b, file: vm.qcow2}\n"
+                        + "  - {name: c, file: vm.qcow2, readOnly: true}\n");
         assertThat(admissionOptions(config, null, null, null, null).build().warnings())
-                .singleElement()
-                .asString()
-                .startsWith("exports[1].file: " + image + " is a qcow2 image");
+                .satisfiesExactly(
+                        w -> assertThat(w)
+                                .startsWith("exports[1].file: " + image + " is a qcow2 image, served as")
+                                .contains("their writes damage it"),
+                        w -> assertThat(w)
+                                .startsWith("exports[2].file: " + image + " is a qcow2 image, served read-only as")
+                                .doesNotContain("writes"));
         Path raw = Files.write(dir.resolve("vm.raw"), new byte[4096]);
         ServeOptions plain = new ServeOptions(
                 null, raw, true, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
                 null, false, null, null, null, null, null, null, null);
         assertThat(plain.build().warnings()).as("a raw image").isEmpty();
+    }
+
+    @Test
+    void vhdAndQedImagesMadeByQemuImg_warnLikeTheOtherFormats() throws Exception {
+        // Was: only qcow2, VMDK and VHDX were told; a VHD (qemu's vpc, its cookie in a footer) or QED was
+        // served as raw bytes without a word.
+        Path qemuImg = dev.tailor.testkit.Tools.require("qemu-img", "qemu-utils");
+        String[][] made = {
+            {"dynamic.vhd", "VHD", "-f", "vpc"},
+            {"fixed.vhd", "VHD", "-f", "vpc", "-o", "subformat=fixed"},
+            {"disk.qed", "QED", "-f", "qed"},
+        };
+        for (String[] m : made) {
+            Path image = dir.resolve(m[0]);
+            List<String> command = new ArrayList<>(List.of(qemuImg.toString(), "create", "-q"));
+            command.addAll(List.of(m).subList(2, m.length));
+            command.addAll(List.of(image.toString(), "1M"));
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            assertThat(process.waitFor()).as(String.join(" ", command)).isZero();
+            ServeOptions file = new ServeOptions(
+                    null, image, false, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    null, null, false, null, null, null, null, null, null, null);
+            assertThat(file.build().warnings())
+                    .as(m[0])
+                    .containsExactly("--file: " + image + " is a " + m[1] + " image, served as its raw bytes: clients"
+                            + " see the " + m[1] + " format, not the disk in it, and their writes damage it (expected:"
+                            + " a raw image; qemu-img convert -O raw " + image + " disk.raw makes one)");
+        }
     }
 
     @Test
