@@ -105,16 +105,7 @@ class UnixUpstreamTest {
             assertThat(backend(server).poolSize())
                     .as("qemu-nbd without --shared offers no multi-conn")
                     .isEqualTo(1);
-            Path back = dir.resolve("back.img");
-            Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
-            assertThat(Files.mismatch(file, back)).isEqualTo(-1L);
-
-            Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri(server), "-c", "write -f -P 0x42 1M 4k", "-c", "flush")
-                    .ok();
-            byte[] after = Files.readAllBytes(file);
-            for (int i = 1 << 20; i < (1 << 20) + 4096; i++) {
-                assertThat(after[i]).isEqualTo((byte) 0x42);
-            }
+            RealClients.readsTheFileAndWritesThrough(nbdcopy, qemuIo, uri(server), file, dir);
         }
     }
 

@@ -114,33 +114,12 @@ public final class Programs {
             for (String arg : command) {
                 args.add(arg.replace("{port}", Integer.toString(port)));
             }
-            Path log = Files.createTempFile("nbd-test-daemon", ".log");
-            Process process = new ProcessBuilder(args)
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            Daemon daemon = new Daemon(process, port, log);
-            try {
-                Await.until(
-                        String.join(" ", args) + " listening on " + port,
-                        () -> {
-                            if (!process.isAlive()) {
-                                throw new AssertionError(String.join(" ", args) + " exited with " + process.exitValue()
-                                        + " before listening on " + port + "; output:\n" + read(log));
-                            }
-                            try (Socket probe = new Socket()) {
-                                probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                                return true;
-                            } catch (IOException notYet) {
-                                return false;
-                            }
-                        },
-                        () -> "output:\n" + read(log));
-                return daemon;
-            } catch (AssertionError e) {
-                daemon.close();
-                throw e;
-            }
+            return started(args, port, "port " + port, () -> {
+                try (Socket probe = new Socket()) {
+                    probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+                    return true;
+                }
+            });
         }
 
         /**
@@ -148,23 +127,37 @@ public final class Programs {
          * polls every 10 ms, for at most 10 s. {@link #port} is 0.
          */
         public static Daemon startOnSocket(Path socket, String... command) throws IOException {
+            return started(List.of(command), 0, socket.toString(), () -> {
+                try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    return probe.connect(UnixDomainSocketAddress.of(socket));
+                }
+            });
+        }
+
+        /** A connection attempt: true once it connects; an {@link IOException} while nothing listens yet. */
+        private interface Probe {
+            boolean connects() throws IOException;
+        }
+
+        /** Starts {@code args}, its output in a log, and waits until {@code probe} connects to {@code where}. */
+        private static Daemon started(List<String> args, int port, String where, Probe probe) throws IOException {
             Path log = Files.createTempFile("nbd-test-daemon", ".log");
-            Process process = new ProcessBuilder(command)
+            Process process = new ProcessBuilder(args)
                     .redirectErrorStream(true)
                     .redirectOutput(log.toFile())
                     .start();
-            Daemon daemon = new Daemon(process, 0, log);
+            Daemon daemon = new Daemon(process, port, log);
+            String command = String.join(" ", args);
             try {
                 Await.until(
-                        String.join(" ", command) + " listening on " + socket,
+                        command + " listening on " + where,
                         () -> {
                             if (!process.isAlive()) {
-                                throw new AssertionError(String.join(" ", command) + " exited with "
-                                        + process.exitValue() + " before listening on " + socket + "; output:\n"
-                                        + read(log));
+                                throw new AssertionError(command + " exited with " + process.exitValue()
+                                        + " before listening on " + where + "; output:\n" + read(log));
                             }
-                            try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                                return probe.connect(UnixDomainSocketAddress.of(socket));
+                            try {
+                                return probe.connects();
                             } catch (IOException notYet) {
                                 return false;
                             }

@@ -81,4 +81,22 @@ public final class RealClients {
         assertThat(Arrays.copyOf(all, bytes)).isEqualTo(data);
         return all;
     }
+
+    /**
+     * In front of an upstream serving {@code file}: nbdcopy reads the export back identical to the file, and a
+     * qemu-io FUA write of 4 KiB of 0x42 at 1 MiB, then a flush, is in the file.
+     */
+    public static void readsTheFileAndWritesThrough(String nbdcopy, String qemuIo, String uri, Path file, Path dir)
+            throws IOException {
+        Path back = dir.resolve("back.img");
+        Programs.run(TIMEOUT, nbdcopy, uri, back.toString()).ok();
+        assertThat(Files.mismatch(file, back)).isEqualTo(-1L);
+
+        Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri, "-c", "write -f -P 0x42 1M 4k", "-c", "flush")
+                .ok();
+        byte[] after = Files.readAllBytes(file);
+        for (int i = 1 << 20; i < (1 << 20) + 4096; i++) {
+            assertThat(after[i]).isEqualTo((byte) 0x42);
+        }
+    }
 }
