@@ -56,13 +56,15 @@ public final class MetricsEndpoint implements AutoCloseable {
         }
         long stalenessNanos = stalenessNanos(healthCheckPeriodMillis);
         server.createContext("/metrics", exchange -> {
-            if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
-                send(exchange, 405, "text/plain; charset=utf-8", "GET /metrics\n");
+            if (refused(exchange, "/metrics")) {
                 return;
             }
             send(exchange, 200, ProxyBackgroundWork.metricsContentType(), background.renderMetrics());
         });
         server.createContext("/healthz", exchange -> {
+            if (refused(exchange, "/healthz")) {
+                return;
+            }
             int stale = background.staleLoop(stalenessNanos);
             send(
                     exchange,
@@ -91,6 +93,29 @@ public final class MetricsEndpoint implements AutoCloseable {
     /** The bound address (with the actual port when port 0 was asked for). */
     public InetSocketAddress address() {
         return server.getAddress();
+    }
+
+    /**
+     * Answers a request that is not {@code GET} or {@code HEAD} of exactly {@code path} (the JDK's server hands a
+     * context every path it prefixes: {@code /metricsx}, {@code /healthz/a}): 404 for another path, 405 with
+     * {@code Allow: GET, HEAD} for another method. Returns whether it answered.
+     */
+    private static boolean refused(HttpExchange exchange, String path) throws IOException {
+        String method = exchange.getRequestMethod();
+        if (!path.equals(exchange.getRequestURI().getPath())) {
+            send(exchange, 404, "text/plain; charset=utf-8", "not found (expected: /metrics or /healthz)\n");
+            return true;
+        }
+        if (!"GET".equals(method) && !"HEAD".equals(method)) {
+            exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+            send(
+                    exchange,
+                    405,
+                    "text/plain; charset=utf-8",
+                    method + " " + path + ": not allowed (expected: GET or HEAD)\n");
+            return true;
+        }
+        return false;
     }
 
     private static void send(HttpExchange exchange, int status, String contentType, String body) throws IOException {

@@ -79,6 +79,36 @@ class MetricsEndpointTest {
     }
 
     @Test
+    void endpoints_answerTheirOwnPathOnly_andOtherMethods405WithAllow() throws Exception {
+        try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"))) {
+            URI base = URI.create("http://127.0.0.1:" + server.metricsAddress().getPort());
+            // Was: 200 for any path a context prefixes, and /healthz for any method, with no Allow header.
+            for (String path : new String[] {"/healthzzz", "/healthz/x", "/metricsx", "/metrics/x"}) {
+                assertThat(get(base.resolve(path)).statusCode()).as(path).isEqualTo(404);
+            }
+            for (String path : new String[] {"/healthz", "/metrics"}) {
+                for (String method : new String[] {"POST", "PUT", "DELETE", "OPTIONS"}) {
+                    HttpResponse<String> response = HTTP.send(
+                            HttpRequest.newBuilder(base.resolve(path))
+                                    .method(method, HttpRequest.BodyPublishers.noBody())
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    assertThat(response.statusCode()).as(method + " " + path).isEqualTo(405);
+                    assertThat(response.headers().firstValue("Allow"))
+                            .as(method + " " + path)
+                            .hasValue("GET, HEAD");
+                }
+                HttpResponse<Void> head = HTTP.send(
+                        HttpRequest.newBuilder(base.resolve(path))
+                                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
+                assertThat(head.statusCode()).as("HEAD " + path).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
     void everyHelpLine_standsOnItsOwn() throws Exception {
         // Prometheus shows a family's HELP alone, and the exposition sorts families by name: "Of them, ..." would
         // refer to whatever family came before.
