@@ -451,17 +451,11 @@ public record ExportConfig(
 
         /** This upstream with a relative {@code unix} path resolved against {@code directory}. */
         Upstream resolvedAgainst(Path directory) {
-            if (unix == null || unix.isEmpty() || Path.of(unix).isAbsolute()) {
+            String resolved = NbdConfig.resolvedUnixPath(directory, unix);
+            if (java.util.Objects.equals(resolved, unix)) {
                 return this;
             }
-            return new Upstream(
-                    host,
-                    port,
-                    directory.resolve(unix).toString(),
-                    export,
-                    connections,
-                    idleTimeoutSeconds,
-                    requestTimeoutSeconds);
+            return new Upstream(host, port, resolved, export, connections, idleTimeoutSeconds, requestTimeoutSeconds);
         }
 
         /** The Unix-domain socket, absolute and normalized, or {@code null} for an upstream on TCP. */
@@ -563,19 +557,7 @@ public record ExportConfig(
          * connecting, as for a host (an exit status of 1, not a configuration error).
          */
         static List<Problem> unixProblems(String field, String path) {
-            List<Problem> problems = new ArrayList<>();
-            int bytes = path.getBytes(StandardCharsets.UTF_8).length;
-            if (path.isEmpty()) {
-                problems.add(new Problem(field, "empty", "the path of the upstream NBD server's Unix socket"));
-            } else if (path.indexOf('\0') >= 0) {
-                problems.add(new Problem(field, "contains NUL", "the path of the upstream NBD server's Unix socket"));
-            } else if (bytes > NbdConfig.MAX_UNIX_PATH_BYTES) {
-                problems.add(new Problem(
-                        field,
-                        quote(path) + " is " + bytes + " bytes long",
-                        "at most " + NbdConfig.MAX_UNIX_PATH_BYTES + ", the limit of a Unix socket address"));
-            }
-            return problems;
+            return NbdConfig.unixAddressProblems(field, path, "the path of the upstream NBD server's Unix socket");
         }
     }
 }

@@ -202,17 +202,9 @@ public record NbdConfig(
      * longer than the 107 bytes of {@code sun_path}, its folder missing, or a file that is not a socket.
      */
     public static List<Problem> unixProblems(String field, String path) {
-        List<Problem> problems = new ArrayList<>();
-        int bytes = path.getBytes(StandardCharsets.UTF_8).length;
-        if (path.isEmpty()) {
-            problems.add(new Problem(field, "empty", "the path of a socket to create"));
-            return problems;
-        }
-        if (bytes > MAX_UNIX_PATH_BYTES) {
-            problems.add(new Problem(
-                    field,
-                    quote(path) + " is " + bytes + " bytes long",
-                    "at most " + MAX_UNIX_PATH_BYTES + ", the limit of a Unix socket address"));
+        List<Problem> problems = unixAddressProblems(field, path, "the path of a socket to create");
+        if (path.isEmpty() || path.indexOf('\0') >= 0) {
+            return problems; // no path to look at
         }
         Path socket = Path.of(path).toAbsolutePath();
         Path folder = socket.getParent();
@@ -227,6 +219,41 @@ public record NbdConfig(
                     field,
                     quote(path) + " exists and is not a socket",
                     "a new path, or a socket left by an earlier server"));
+        }
+        return problems;
+    }
+
+    /**
+     * {@code path} resolved against {@code directory} when it is relative; as written when it is null, empty,
+     * absolute or not a path at all (a NUL), so that {@link #unixAddressProblems} names it.
+     */
+    static String resolvedUnixPath(Path directory, String path) {
+        if (path == null
+                || path.isEmpty()
+                || path.indexOf('\0') >= 0
+                || Path.of(path).isAbsolute()) {
+            return path;
+        }
+        return directory.resolve(path).toString();
+    }
+
+    /**
+     * What is wrong with {@code path} as a Unix-domain socket's address, whatever the socket is for: empty, a NUL,
+     * or longer than the {@value #MAX_UNIX_PATH_BYTES} bytes of {@code sun_path}; {@code expected} says what it is
+     * for when it is empty or has a NUL.
+     */
+    static List<Problem> unixAddressProblems(String field, String path, String expected) {
+        List<Problem> problems = new ArrayList<>();
+        int bytes = path.getBytes(StandardCharsets.UTF_8).length;
+        if (path.isEmpty()) {
+            problems.add(new Problem(field, "empty", expected));
+        } else if (path.indexOf('\0') >= 0) {
+            problems.add(new Problem(field, "contains NUL", expected));
+        } else if (bytes > MAX_UNIX_PATH_BYTES) {
+            problems.add(new Problem(
+                    field,
+                    quote(path) + " is " + bytes + " bytes long",
+                    "at most " + MAX_UNIX_PATH_BYTES + ", the limit of a Unix socket address"));
         }
         return problems;
     }

@@ -187,9 +187,7 @@ public final class NbdConfigFiles {
                             .toList(),
                     config.admission(),
                     config.loop().resolvedAgainst(directory),
-                    config.unix() == null || config.unix().isEmpty()
-                            ? config.unix()
-                            : directory.resolve(config.unix()).toString(),
+                    NbdConfig.resolvedUnixPath(directory, config.unix()),
                     config.tls().resolvedAgainst(directory),
                     config.fairDispatch());
             List<String> reported =

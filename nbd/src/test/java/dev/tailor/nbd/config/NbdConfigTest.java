@@ -324,6 +324,13 @@ class NbdConfigTest {
     }
 
     @Test
+    void listeningUnixSocket_withANul_isNamed_notAnInvalidPathThrown() {
+        // Was: Path.of threw InvalidPathException on the NUL, past the field's problems.
+        assertThatThrownBy(() -> parse("unix: \"/run/x\\0y.sock\"\nexports: [{name: d, upstream: {host: h, port: 1}}]"))
+                .hasMessageContaining("unix: contains NUL (expected: the path of a socket to create)");
+    }
+
+    @Test
     void upstreamOnAUnixSocket_andTcpBoth_orABadPath_areNamedWithTheirValues() {
         assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, port: 10809, unix: /run/x.sock}}]"))
                 .hasMessageContaining("exports[0].upstream: host \"h\" and unix \"/run/x.sock\" (expected: exactly one"
@@ -343,6 +350,9 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {export: x}}]"))
                 .hasMessageContaining("exports[0].upstream.host: missing (expected: the upstream NBD server's host, or"
                         + " unix for its Unix socket)");
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {unix: \"/run/x\\0y.sock\"}}]"))
+                .hasMessageContaining("exports[0].upstream.unix: contains NUL (expected: the path of the upstream NBD"
+                        + " server's Unix socket)");
         // Whether anything listens on the path is found out at start, as whether a host answers.
         assertThat(parse("exports: [{name: d, upstream: {unix: /no/such/folder/x.sock}}]")
                         .problems())
