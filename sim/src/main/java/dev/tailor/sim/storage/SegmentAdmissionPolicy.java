@@ -12,8 +12,10 @@ import dev.tailor.admission.LatencyAdaptiveBudget;
 import dev.tailor.admission.Ticket;
 import dev.tailor.sim.des.EventCalendar;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code segment-admission} (ours, {@link AdmissionConfig#DEFAULTS}), {@code segment-admission-paper}
@@ -86,35 +88,63 @@ import java.util.function.Consumer;
  */
 final class SegmentAdmissionPolicy implements StoragePolicy {
 
-    /** The policy names this class implements. */
-    static final java.util.List<String> NAMES = java.util.List.of(
-            "segment-admission",
-            "segment-admission-paper",
-            "no-reserve",
-            "no-borrow",
-            "no-repay",
-            "no-lending",
-            "no-baseline-guarantee",
-            "paced-release",
-            "fixed-reserve",
-            "round-robin-hot",
-            "bounded-overdraft",
-            "virtual-clock-hot",
-            "fifo-deadline",
-            "late-first-hot",
-            "late-first-clock-hot",
-            "round-robin-within-disk",
-            "bounded-lag-hot",
-            "unscaled-baselines",
-            "tick-refilled-baselines",
-            "no-fair-dispatch",
-            "no-oversize-advance",
-            "overlapping-advances",
-            "credit-gated-advances",
-            "finish-tag-door-admission",
-            "spare-exchange",
-            "fixed-shares",
-            "measured-base-latency");
+    private static final String SPARE_EXCHANGE = "spare-exchange";
+    private static final String MEASURED_BASE_LATENCY = "measured-base-latency";
+
+    /**
+     * One configuration of segment admission under a policy name: the shipped one, the paper's, or an
+     * ablation, each a change to the shipped configuration (or to the paper's, for the paper's own).
+     *
+     * @param name          the policy name
+     * @param paper         whether it starts from {@link AdmissionConfig#PAPER} instead of {@link
+     *                      AdmissionConfig#DEFAULTS}
+     * @param adaptsBudget  whether each proxy adapts its budget from the backend's latency
+     * @param change        what it changes in the controller's configuration
+     */
+    record Variant(String name, boolean paper, boolean adaptsBudget, UnaryOperator<AdmissionConfig.Builder> change) {
+
+        static Variant of(String name, UnaryOperator<AdmissionConfig.Builder> change) {
+            return new Variant(name, false, true, change);
+        }
+
+        static Variant fixedBudget(String name) {
+            return new Variant(name, false, false, b -> b);
+        }
+    }
+
+    /** Every variant this class implements, in the order the simulator lists them. */
+    static final List<Variant> VARIANTS = List.of(
+            Variant.of("segment-admission", b -> b),
+            new Variant("segment-admission-paper", true, false, b -> b),
+            Variant.of("no-reserve", b -> b.reserveFraction(0).adaptiveReserve(false)),
+            Variant.of("no-borrow", b -> b.borrowing(false)),
+            Variant.of("no-repay", b -> b.repayment(false)),
+            Variant.of("no-lending", b -> b.reserveLending(false)),
+            Variant.of("no-baseline-guarantee", b -> b.baselineGuarantee(false)),
+            Variant.of("paced-release", b -> b.pacedRelease(true)),
+            Variant.of("fixed-reserve", b -> b.adaptiveReserve(false)),
+            Variant.of("round-robin-hot", b -> b.weightedHotService(false)),
+            Variant.of("bounded-overdraft", b -> b.boundedOverdraft(true)),
+            Variant.of("virtual-clock-hot", b -> b.boundedOverdraft(true).virtualClockHotService(true)),
+            Variant.of("fifo-deadline", b -> b.fifoDeadline(true)),
+            Variant.of("late-first-hot", b -> b.lateFirstHotService(true)),
+            Variant.of(
+                    "late-first-clock-hot", b -> b.virtualClockHotService(true).lateFirstHotService(true)),
+            Variant.of("round-robin-within-disk", b -> b.arrivalOrderWithinDisk(false)),
+            Variant.of("bounded-lag-hot", b -> b.boundedLagHotService(true)),
+            Variant.of("unscaled-baselines", b -> b.scaledBaselines(false)),
+            Variant.of("tick-refilled-baselines", b -> b.baselineRefillOnArrival(false)),
+            Variant.of("no-fair-dispatch", b -> b.fairDispatch(false)),
+            Variant.of("no-oversize-advance", b -> b.oversizeAdvance(false)),
+            Variant.of("overlapping-advances", b -> b.overlappingAdvances(true)),
+            Variant.of("credit-gated-advances", b -> b.overlappingAdvances(true).creditGatedAdvances(true)),
+            Variant.of("finish-tag-door-admission", b -> b.finishTagDoor(true)),
+            Variant.fixedBudget(SPARE_EXCHANGE),
+            Variant.fixedBudget("fixed-shares"),
+            Variant.of(MEASURED_BASE_LATENCY, b -> b));
+
+    /** The policy names this class implements, in {@link #VARIANTS}' order. */
+    static final List<String> NAMES = VARIANTS.stream().map(Variant::name).toList();
 
     /** The adaptive budget's γ (our choice). */
     static final double ADAPTIVE_GAMMA = LatencyAdaptiveBudget.DEFAULT_GAMMA;
@@ -142,7 +172,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 ? FairDispatchPolicy.door(proxy, controller.config().finishTagDoor())
                 : null;
         this.callsPerInterval = proxy.setup().scenario().admission().callsPerInterval();
-        this.spareExchange = "spare-exchange".equals(name);
+        this.spareExchange = SPARE_EXCHANGE.equals(name);
         long share = controller.config().budgetCostUnits();
         long whole = (long) Math.floor(StorageSetup.BACKEND_COST_UNITS_PER_SECOND
                 * proxy.setup().scenario().admission().capacityFraction()
@@ -155,7 +185,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                         proxy.setup().scenario().admission().targetSlowdown(),
                         ADAPTIVE_GAMMA)
                 : null;
-        this.baseLatency = "measured-base-latency".equals(name) ? new BaseLatency() : null;
+        this.baseLatency = MEASURED_BASE_LATENCY.equals(name) ? new BaseLatency() : null;
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
         }
@@ -166,56 +196,41 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
      * paper's mechanism, {@code fixed-shares} and {@code spare-exchange} (which passes fixed shares on).
      */
     static boolean adaptsBudget(String name) {
-        return !"segment-admission-paper".equals(name)
-                && !"fixed-shares".equals(name)
-                && !"spare-exchange".equals(name);
+        return variant(name).adaptsBudget();
+    }
+
+    /**
+     * The variant named {@code name}.
+     *
+     * @throws IllegalArgumentException when no variant has that name
+     */
+    static Variant variant(String name) {
+        for (Variant v : VARIANTS) {
+            if (v.name().equals(name)) {
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("policy : \"" + name + "\" (expected: one of " + NAMES + ")");
     }
 
     /** The controller's configuration for {@code proxy} under policy {@code name}. */
     static AdmissionConfig config(Proxy proxy, String name) {
         StorageScenario s = proxy.setup().scenario();
         StorageScenario.AdmissionSpec spec = s.admission();
-        AdmissionConfig base =
-                "segment-admission-paper".equals(name) ? AdmissionConfig.PAPER : AdmissionConfig.DEFAULTS;
-        return base.toBuilder()
-                .intervalNanos(proxy.intervalNanos())
-                .capacityCostUnitsPerSecond(proxy.capacityCostUnitsPerSecond())
-                .segmentSizeBytes(s.segmentSizeBytes())
-                .blockSizeBytes(s.blockSizeBytes())
-                .costModel(proxy.setup().costModel())
-                .reserveFraction("no-reserve".equals(name) ? 0 : spec.reserveFraction())
-                .queueCapacityPerSegment(spec.queueCapacityPerSegment())
-                .windowIntervals(spec.windowIntervals())
-                .recoveryWindows(spec.recoveryWindows())
-                .hotThresholdRatio(spec.hotThresholdRatio())
-                .borrowing(!"no-borrow".equals(name))
-                .repayment(!"no-repay".equals(name))
-                .reserveLending(!"no-lending".equals(name))
-                .baselineGuarantee(base.baselineGuarantee() && !"no-baseline-guarantee".equals(name))
-                .pacedRelease(base.pacedRelease() || "paced-release".equals(name))
-                .adaptiveReserve(base.adaptiveReserve() && !"fixed-reserve".equals(name) && !"no-reserve".equals(name))
-                .weightedHotService(base.weightedHotService() && !"round-robin-hot".equals(name))
-                .boundedOverdraft(
-                        base.boundedOverdraft() || "bounded-overdraft".equals(name) || "virtual-clock-hot".equals(name))
-                .virtualClockHotService(base.virtualClockHotService()
-                        || "virtual-clock-hot".equals(name)
-                        || "late-first-clock-hot".equals(name))
-                .fifoDeadline(base.fifoDeadline() || "fifo-deadline".equals(name))
-                .lateFirstHotService(base.lateFirstHotService()
-                        || "late-first-hot".equals(name)
-                        || "late-first-clock-hot".equals(name))
-                .arrivalOrderWithinDisk(base.arrivalOrderWithinDisk() && !"round-robin-within-disk".equals(name))
-                .boundedLagHotService(base.boundedLagHotService() || "bounded-lag-hot".equals(name))
-                .scaledBaselines(base.scaledBaselines() && !"unscaled-baselines".equals(name))
-                .baselineRefillOnArrival(base.baselineRefillOnArrival() && !"tick-refilled-baselines".equals(name))
-                .fairDispatch(base.fairDispatch() && !"no-fair-dispatch".equals(name))
-                .oversizeAdvance(base.oversizeAdvance() && !"no-oversize-advance".equals(name))
-                .overlappingAdvances(base.overlappingAdvances()
-                        || "overlapping-advances".equals(name)
-                        || "credit-gated-advances".equals(name))
-                .creditGatedAdvances(base.creditGatedAdvances() || "credit-gated-advances".equals(name))
-                .finishTagDoor(base.finishTagDoor() || "finish-tag-door-admission".equals(name))
-                .build();
+        Variant variant = variant(name);
+        AdmissionConfig.Builder scenario = (variant.paper() ? AdmissionConfig.PAPER : AdmissionConfig.DEFAULTS)
+                .toBuilder()
+                        .intervalNanos(proxy.intervalNanos())
+                        .capacityCostUnitsPerSecond(proxy.capacityCostUnitsPerSecond())
+                        .segmentSizeBytes(s.segmentSizeBytes())
+                        .blockSizeBytes(s.blockSizeBytes())
+                        .costModel(proxy.setup().costModel())
+                        .reserveFraction(spec.reserveFraction())
+                        .queueCapacityPerSegment(spec.queueCapacityPerSegment())
+                        .windowIntervals(spec.windowIntervals())
+                        .recoveryWindows(spec.recoveryWindows())
+                        .hotThresholdRatio(spec.hotThresholdRatio());
+        return variant.change().apply(scenario).build();
     }
 
     @Override

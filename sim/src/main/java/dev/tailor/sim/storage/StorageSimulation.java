@@ -22,34 +22,19 @@ public final class StorageSimulation {
             "segment-admission",
             "segment-admission-paper",
             "fair-dispatch");
-    /** Ablations of segment-admission. */
-    public static final List<String> ABLATIONS = List.of(
-            "no-reserve",
-            "no-borrow",
-            "no-repay",
-            "no-lending",
-            "no-baseline-guarantee",
-            "paced-release",
-            "fixed-reserve",
-            "round-robin-hot",
-            "bounded-overdraft",
-            "virtual-clock-hot",
-            "fifo-deadline",
-            "late-first-hot",
-            "late-first-clock-hot",
-            "round-robin-within-disk",
-            "bounded-lag-hot",
-            "unscaled-baselines",
-            "tick-refilled-baselines",
-            "no-fair-dispatch",
-            "no-oversize-advance",
-            "overlapping-advances",
-            "credit-gated-advances",
-            "finish-tag-door",
-            "finish-tag-door-admission",
-            "spare-exchange",
-            "fixed-shares",
-            "measured-base-latency");
+    /**
+     * Ablations of segment-admission: {@link SegmentAdmissionPolicy}'s variants but the shipped one and
+     * the paper's, with the door's own ablation, {@code finish-tag-door}, beside the one that puts that
+     * door behind admission.
+     */
+    public static final List<String> ABLATIONS = ablations();
+
+    private static List<String> ablations() {
+        List<String> names = new java.util.ArrayList<>(SegmentAdmissionPolicy.NAMES);
+        names.removeAll(POLICIES);
+        names.add(names.indexOf("finish-tag-door-admission"), "finish-tag-door");
+        return List.copyOf(names);
+    }
 
     private StorageSimulation() {}
 
@@ -87,36 +72,13 @@ public final class StorageSimulation {
             case "mclock-per-client" -> new MClockPolicy(proxy, true);
             case "fair-dispatch" -> new FairDispatchPolicy(proxy);
             case "finish-tag-door" -> new FairDispatchPolicy(proxy, true);
-            case "segment-admission",
-                    "segment-admission-paper",
-                    "no-reserve",
-                    "no-borrow",
-                    "no-repay",
-                    "no-lending",
-                    "no-baseline-guarantee",
-                    "paced-release",
-                    "fixed-reserve",
-                    "round-robin-hot",
-                    "bounded-overdraft",
-                    "virtual-clock-hot",
-                    "fifo-deadline",
-                    "late-first-hot",
-                    "late-first-clock-hot",
-                    "round-robin-within-disk",
-                    "bounded-lag-hot",
-                    "unscaled-baselines",
-                    "tick-refilled-baselines",
-                    "no-fair-dispatch",
-                    "no-oversize-advance",
-                    "overlapping-advances",
-                    "credit-gated-advances",
-                    "finish-tag-door-admission",
-                    "spare-exchange",
-                    "fixed-shares",
-                    "measured-base-latency" -> new SegmentAdmissionPolicy(proxy, name, recorder);
-            default ->
-                throw new IllegalArgumentException(
-                        "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
+            default -> {
+                if (!SegmentAdmissionPolicy.NAMES.contains(name)) {
+                    throw new IllegalArgumentException(
+                            "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
+                }
+                yield new SegmentAdmissionPolicy(proxy, name, recorder);
+            }
         };
     }
 }
