@@ -140,6 +140,9 @@ public final class ControllerLoop implements AutoCloseable {
     private final ExecutorService leaseThreads = Executors.newCachedThreadPool(daemon("tailor-heart-leader-election"));
     private ResourceEventHandler<Pod> podHandler;
     private volatile Consumer<String> log = message -> {};
+    /** Kubernetes Events of the rounds; replaced only before {@link #start()}. */
+    private RoundEvents events;
+
     private volatile LeaseElector elector;
     private volatile String leader;
     private volatile boolean renewalRefused;
@@ -294,6 +297,13 @@ public final class ControllerLoop implements AutoCloseable {
         this.renewDeadlineCheck = check;
         this.guard = new LeaseGuard(Math.max(1, options.renewDeadline().toMillis()));
         this.lastLoopMillis = monotonicMillis();
+        this.events = new RoundEvents(
+                client,
+                options.identity(),
+                client == null ? null : client.getNamespace(),
+                System.getenv("POD_NAME"),
+                epochMillis,
+                message -> log.accept(message));
         controller.writeGuard(this::mayWrite);
     }
 
@@ -840,6 +850,7 @@ public final class ControllerLoop implements AutoCloseable {
                     metrics.nodesMissingLocalityLabels(
                             controller.nodesMissingLocalityLabels().size());
                     reporter.accept(round);
+                    recordEvents(round);
                 }
             } else {
                 Controller.Round round = controller.round(metricsAt, options.dryRun());
@@ -848,6 +859,7 @@ public final class ControllerLoop implements AutoCloseable {
                 metrics.nodesMissingLocalityLabels(
                         controller.nodesMissingLocalityLabels().size());
                 reporter.accept(round);
+                recordEvents(round);
             }
         } catch (RuntimeException e) {
             // A bug or an unexpected client error must not stop the controller: say it, go on.
@@ -863,6 +875,19 @@ public final class ControllerLoop implements AutoCloseable {
                     List.of(),
                     0));
         }
+    }
+
+    /** On the rounds thread: the round's Kubernetes Events, unless this is a dry run. */
+    private void recordEvents(Controller.Round round) {
+        if (!options.dryRun() && client != null) {
+            events.after(round);
+        }
+    }
+
+    /** The pod the rounds' failure events are about, as the downward API's {@code POD_NAME} would name it; before {@link #start()}. */
+    void eventsAbout(String podNamespace, String podName) {
+        this.events = new RoundEvents(
+                client, options.identity(), podNamespace, podName, epochMillis, message -> log.accept(message));
     }
 
     /** On the scheduler: the work in flight ended; what waited for it runs now. */

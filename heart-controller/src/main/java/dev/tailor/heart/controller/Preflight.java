@@ -253,6 +253,8 @@ public final class Preflight {
             for (String verb : List.of("get", "list", "create", "update", "patch", "delete")) {
                 needed.add(new Permission(verb, "networking.istio.io", "destinationrules", namespace, ""));
             }
+            // The Events on the rules it writes (RoundEvents).
+            needed.add(new Permission("create", "events.k8s.io", "events", namespace, ""));
         }
         if (!k.lease().isEmpty()) {
             String[] lease = k.lease().split("/", 2);
@@ -322,7 +324,8 @@ public final class Preflight {
         return Check.ok(
                 "rbac",
                 "all " + needed.size() + " permissions the controller uses are granted (nodes, pods,"
-                        + " DestinationRules" + (config.kubernetes().lease().isEmpty() ? "" : ", the Lease")
+                        + " DestinationRules, Events"
+                        + (config.kubernetes().lease().isEmpty() ? "" : ", the Lease")
                         + (config.kubernetes().stateConfigMap().isEmpty() ? "" : ", the state ConfigMap") + ")");
     }
 

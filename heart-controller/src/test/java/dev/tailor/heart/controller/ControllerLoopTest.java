@@ -139,6 +139,46 @@ class ControllerLoopTest {
     }
 
     @Test
+    void aRoundThatWritesRules_recordsAnEventOnEachRule_andADryRunNone() throws Exception {
+        client.events().v1().events().inAnyNamespace().delete();
+        List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
+        try (ControllerLoop dry =
+                loop(new ControllerLoop.Options(true, null, "solo", Duration.ofSeconds(15)), rounds)) {
+            dry.start();
+            pump("the dry run's first round", () -> dry.rounds() == 1 && !dry.workInFlight(), () -> rounds);
+        }
+        assertThat(client.events().v1().events().inAnyNamespace().list().getItems())
+                .as("a dry run writes nothing, events included")
+                .isEmpty();
+        try (ControllerLoop loop =
+                loop(new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds)) {
+            loop.start();
+            pump("the first round", () -> loop.rounds() == 1 && !loop.workInFlight(), () -> rounds);
+        }
+        Controller.Round round = rounds.get(rounds.size() - 1);
+        assertThat(round.failure()).isNull();
+        List<String> created = round.changes().stream()
+                .filter(c -> c.action() == Actuator.Action.CREATE)
+                .map(c -> c.namespace() + "/" + c.name())
+                .toList();
+        assertThat(created).isNotEmpty();
+        List<io.fabric8.kubernetes.api.model.events.v1.Event> events =
+                client.events().v1().events().inAnyNamespace().list().getItems();
+        assertThat(events)
+                .extracting(e ->
+                        e.getMetadata().getNamespace() + "/" + e.getRegarding().getName())
+                .containsExactlyInAnyOrderElementsOf(created);
+        assertThat(events).allSatisfy(e -> {
+            assertThat(e.getReason()).isEqualTo("RuleCreated");
+            assertThat(e.getType()).isEqualTo("Normal");
+            assertThat(e.getRegarding().getKind()).isEqualTo("DestinationRule");
+            assertThat(e.getReportingController()).isEqualTo(RoundEvents.REPORTING_CONTROLLER);
+            assertThat(e.getReportingInstance()).isEqualTo("solo");
+            assertThat(e.getNote()).startsWith("created: ").contains("locality weight");
+        });
+    }
+
+    @Test
     void podLeavingReady_isReplannedBetweenRounds() throws Exception {
         List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
         try (ControllerLoop loop =

@@ -1,0 +1,249 @@
+package dev.tailor.heart.controller;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * Kubernetes Events for what the controller's rounds do, as operators record them, so that {@code kubectl
+ * describe destinationrule NAME} and {@code kubectl get events} tell what Tailor changed and when:
+ * <ul>
+ *   <li>a {@code Normal} event on each DestinationRule a round creates ({@code RuleCreated}), updates
+ *       ({@code WeightsUpdated}, with how many locality weights moved and the largest move, in
+ *       percentage points) or deletes ({@code RuleDeleted});</li>
+ *   <li>a {@code Warning} event on the controller's own pod when rounds start failing, or fail for
+ *       another reason than the round before (the reason in UpperCamelCase, e.g.
+ *       {@code PrometheusUnreachable}; the note is the round's message), and a {@code Normal}
+ *       {@code RoundsRecovered} when a round applies again. Rounds that keep failing for the same
+ *       reason add no event: the log and {@code tailor_heart_round_failures_total} count them.</li>
+ * </ul>
+ * events.k8s.io/v1, reporting controller {@value #REPORTING_CONTROLLER}, reporting instance the
+ * replica's identity. The pod events need the pod's name ({@code POD_NAME}, which the bundled
+ * manifests set from the downward API); without it only the rules' events are recorded. Dry runs
+ * record nothing.
+ *
+ * <p>Best effort: an event the API server refuses (e.g. the role lacks {@code create} on
+ * {@code events.events.k8s.io}) never fails a round; the first refusal is logged once, with the
+ * {@code kubectl auth can-i} command that checks the permission.
+ *
+ * <p>Not thread-safe: called on the rounds thread only.
+ */
+final class RoundEvents {
+
+    /** The events' {@code reportingController}. */
+    static final String REPORTING_CONTROLLER = "tailor.dev/heart";
+    /** The API server's limit on an event's note, in bytes (here: characters, all notes being ASCII or shorter). */
+    static final int NOTE_LIMIT = 1024;
+
+    private static final ObjectMapper YAML = new YAMLMapper();
+    private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern(
+                    "yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
+
+    private final KubernetesClient client;
+    private final String instance;
+    /** The controller's pod, or {@code null} when it is not known. */
+    private final ObjectReference pod;
+
+    private final LongSupplier epochMillis;
+    private final Consumer<String> log;
+    private Controller.FailureReason lastFailure;
+    private boolean refusalLogged;
+    private long sequence;
+
+    /**
+     * @param client       where events are created
+     * @param instance     the replica's identity (the pod's name in a cluster)
+     * @param podNamespace the controller pod's namespace, or {@code null}
+     * @param podName      the controller pod's name, or {@code null} when not running in a pod: then no
+     *                     pod events
+     * @param epochMillis  the wall clock (events carry wall-clock times)
+     * @param log          where a refusal is said, once
+     */
+    RoundEvents(
+            KubernetesClient client,
+            String instance,
+            String podNamespace,
+            String podName,
+            LongSupplier epochMillis,
+            Consumer<String> log) {
+        this.client = client;
+        this.instance = instance;
+        this.pod = podName == null || podName.isBlank() || podNamespace == null || podNamespace.isBlank()
+                ? null
+                : new ObjectReferenceBuilder()
+                        .withApiVersion("v1")
+                        .withKind("Pod")
+                        .withNamespace(podNamespace)
+                        .withName(podName)
+                        .build();
+        this.epochMillis = epochMillis;
+        this.log = log;
+    }
+
+    /** Records the events of {@code round}, one that was not a dry run. */
+    void after(Controller.Round round) {
+        if (round.failure() != null) {
+            if (round.failure() != lastFailure && pod != null) {
+                create(pod, "Warning", reason(round.failure()), "Round", round.message());
+            }
+            lastFailure = round.failure();
+            return;
+        }
+        if (!round.applied()) {
+            return;
+        }
+        if (lastFailure != null && pod != null) {
+            create(
+                    pod,
+                    "Normal",
+                    "RoundsRecovered",
+                    "Round",
+                    "rounds apply their plans again (they failed with " + reason(lastFailure) + ")");
+        }
+        lastFailure = null;
+        for (Actuator.Change change : round.changes()) {
+            switch (change.action()) {
+                case CREATE -> create(rule(change), "Normal", "RuleCreated", "Apply", "created: " + summary(change));
+                case UPDATE -> create(rule(change), "Normal", "WeightsUpdated", "Apply", summary(change));
+                case DELETE ->
+                    create(
+                            rule(change),
+                            "Normal",
+                            "RuleDeleted",
+                            "Delete",
+                            "deleted: no plan routes this caller to this host any more");
+                case UNCHANGED -> {
+                    // Nothing written, nothing to tell.
+                }
+            }
+        }
+    }
+
+    /** {@code PROMETHEUS_UNREACHABLE} → {@code PrometheusUnreachable}. */
+    static String reason(Controller.FailureReason failure) {
+        StringBuilder out = new StringBuilder();
+        for (String word : failure.name().split("_")) {
+            out.append(word.charAt(0)).append(word.substring(1).toLowerCase(Locale.ROOT));
+        }
+        return out.toString();
+    }
+
+    /**
+     * What a change does to the locality weights ({@code spec.trafficPolicy.loadBalancer.localityLbSetting.distribute}):
+     * how many (from, to) weights it sets or moves and the largest move in percentage points, e.g.
+     * {@code "4 locality weights moved, the largest by 12 points (zone-a/* → zone-b/*: 40 → 28)"}.
+     */
+    static String summary(Actuator.Change change) {
+        Map<String, Integer> before = weights(change.before());
+        Map<String, Integer> after = weights(change.after());
+        int moved = 0;
+        int largest = 0;
+        String where = null;
+        Map<String, Integer> keys = new TreeMap<>(before);
+        keys.putAll(after);
+        for (String key : keys.keySet()) {
+            int from = before.getOrDefault(key, 0);
+            int to = after.getOrDefault(key, 0);
+            if (from != to) {
+                moved++;
+                if (Math.abs(to - from) > largest) {
+                    largest = Math.abs(to - from);
+                    where = key + ": " + from + " → " + to;
+                }
+            }
+        }
+        if (moved == 0) {
+            return "locality weights unchanged (other fields of the rule changed)";
+        }
+        return moved + (moved == 1 ? " locality weight" : " locality weights")
+                + " set by tailor heart, the largest move " + largest + (largest == 1 ? " point (" : " points (")
+                + where + ")";
+    }
+
+    /** (from → to) → weight, from a rule's YAML as {@link Actuator.Change} carries it; empty when none. */
+    private static Map<String, Integer> weights(String yaml) {
+        Map<String, Integer> out = new TreeMap<>();
+        if (yaml == null || yaml.isBlank()) {
+            return out;
+        }
+        JsonNode rule;
+        try {
+            rule = YAML.readTree(yaml);
+        } catch (IOException e) {
+            return out;
+        }
+        for (JsonNode entry : rule.at("/spec/trafficPolicy/loadBalancer/localityLbSetting/distribute")) {
+            String from = entry.path("from").asText();
+            entry.path("to")
+                    .properties()
+                    .forEach(to ->
+                            out.put(from + " → " + to.getKey(), to.getValue().asInt()));
+        }
+        return out;
+    }
+
+    private static ObjectReference rule(Actuator.Change change) {
+        return new ObjectReferenceBuilder()
+                .withApiVersion(Actuator.DESTINATION_RULE.getGroup() + "/" + Actuator.DESTINATION_RULE.getVersion())
+                .withKind(Actuator.DESTINATION_RULE.getKind())
+                .withNamespace(change.namespace())
+                .withName(change.name())
+                .build();
+    }
+
+    private void create(ObjectReference regarding, String type, String reason, String action, String note) {
+        long millis = epochMillis.getAsLong();
+        String trimmed = note == null ? "" : note;
+        if (trimmed.length() > NOTE_LIMIT) {
+            trimmed = trimmed.substring(0, NOTE_LIMIT - 1) + "…";
+        }
+        Event event = new EventBuilder()
+                .withNewMetadata()
+                .withNamespace(regarding.getNamespace())
+                // As client-go names them: the object's name and a unique hexadecimal suffix.
+                .withName(regarding.getName() + "." + Long.toHexString(millis * 1_000_000L + (sequence++ % 1_000_000L)))
+                .endMetadata()
+                .withRegarding(regarding)
+                .withType(type)
+                .withReason(reason)
+                .withAction(action)
+                .withNote(trimmed)
+                .withReportingController(REPORTING_CONTROLLER)
+                .withReportingInstance(instance)
+                .withEventTime(new MicroTime(MICRO_TIME.format(Instant.ofEpochMilli(millis))))
+                .build();
+        try {
+            client.events()
+                    .v1()
+                    .events()
+                    .inNamespace(regarding.getNamespace())
+                    .resource(event)
+                    .create();
+        } catch (KubernetesClientException e) {
+            if (!refusalLogged) {
+                refusalLogged = true;
+                log.accept("cannot record Kubernetes Events ("
+                        + KubernetesErrors.describe(e, client.getMasterUrl().toString())
+                        + "); rounds go on without them. Check: kubectl auth can-i create events.events.k8s.io -n "
+                        + regarding.getNamespace() + " --as system:serviceaccount:<namespace>:<service account>");
+            }
+        }
+    }
+}

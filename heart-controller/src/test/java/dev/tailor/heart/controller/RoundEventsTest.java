@@ -1,0 +1,175 @@
+package dev.tailor.heart.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The rounds' Kubernetes Events, on the mock API server: which rounds record what, about what. */
+@EnableKubernetesMockClient(crud = true)
+class RoundEventsTest {
+
+    static KubernetesMockServer server;
+    static KubernetesClient client;
+
+    private static final String BEFORE = """
+            metadata:
+              labels: {app.kubernetes.io/managed-by: tailor-heart}
+            spec:
+              host: cart.shop.svc.cluster.local
+              trafficPolicy:
+                loadBalancer:
+                  localityLbSetting:
+                    distribute:
+                      - from: eu/eu-a/*
+                        to: {eu/eu-a/*: 60, eu/eu-b/*: 40}
+                      - from: eu/eu-b/*
+                        to: {eu/eu-b/*: 100}
+            """;
+    private static final String AFTER = """
+            metadata:
+              labels: {app.kubernetes.io/managed-by: tailor-heart}
+            spec:
+              host: cart.shop.svc.cluster.local
+              trafficPolicy:
+                loadBalancer:
+                  localityLbSetting:
+                    distribute:
+                      - from: eu/eu-a/*
+                        to: {eu/eu-a/*: 72, eu/eu-b/*: 28}
+                      - from: eu/eu-b/*
+                        to: {eu/eu-b/*: 100}
+            """;
+
+    private final List<String> log = new ArrayList<>();
+    private long millis = 1_780_000_000_000L;
+
+    @BeforeEach
+    void clean() {
+        client.events().v1().events().inAnyNamespace().delete();
+    }
+
+    private RoundEvents events(String podName) {
+        return new RoundEvents(client, "tailor-heart-0", "tailor-system", podName, () -> millis++, log::add);
+    }
+
+    private static Controller.Round applied(Actuator.Change... changes) {
+        return new Controller.Round(true, null, null, null, null, List.of(), List.of(), List.of(changes), List.of(), 0);
+    }
+
+    private static Controller.Round failed(Controller.FailureReason reason, String message) {
+        return new Controller.Round(false, reason, message, null, null, List.of(), List.of(), List.of(), List.of(), 0);
+    }
+
+    private static List<Event> in(String namespace) {
+        return client.events().v1().events().inNamespace(namespace).list().getItems().stream()
+                .sorted(Comparator.comparing(e -> e.getEventTime().getTime()))
+                .toList();
+    }
+
+    @Test
+    void appliedChanges_oneEventPerRuleWritten_withTheLargestWeightMove() {
+        events("tailor-heart-0")
+                .after(applied(
+                        new Actuator.Change(Actuator.Action.CREATE, "shop", "frontend-to-cart", "", AFTER),
+                        new Actuator.Change(Actuator.Action.UPDATE, "shop", "checkout-to-cart", BEFORE, AFTER),
+                        new Actuator.Change(Actuator.Action.UNCHANGED, "shop", "checkout-to-payment", AFTER, AFTER),
+                        new Actuator.Change(Actuator.Action.DELETE, "shop", "old-to-cart", BEFORE, "")));
+
+        List<Event> shop = in("shop");
+        assertThat(shop)
+                .extracting(e -> e.getRegarding().getName() + " " + e.getReason() + " " + e.getType())
+                .containsExactly(
+                        "frontend-to-cart RuleCreated Normal",
+                        "checkout-to-cart WeightsUpdated Normal",
+                        "old-to-cart RuleDeleted Normal");
+        Event updated = shop.get(1);
+        assertThat(updated.getNote())
+                .isEqualTo("2 locality weights set by tailor heart, the largest move 12 points"
+                        + " (eu/eu-a/* → eu/eu-a/*: 60 → 72)");
+        assertThat(updated.getRegarding().getApiVersion()).isEqualTo("networking.istio.io/v1");
+        assertThat(updated.getRegarding().getNamespace()).isEqualTo("shop");
+        assertThat(updated.getAction()).isEqualTo("Apply");
+        assertThat(updated.getEventTime().getTime()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z");
+        assertThat(shop.get(0).getNote()).startsWith("created: 3 locality weights");
+        assertThat(in("tailor-system"))
+                .as("nothing failed: no event on the pod")
+                .isEmpty();
+        assertThat(log).isEmpty();
+    }
+
+    @Test
+    void failures_aWarningWhenTheyStartOrChangeReason_andOneEventWhenRoundsApplyAgain() {
+        RoundEvents events = events("tailor-heart-0");
+        events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+        events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+        events.after(failed(Controller.FailureReason.KUBERNETES_READ, "cannot list pods"));
+        events.after(applied());
+        events.after(applied());
+
+        assertThat(in("tailor-system"))
+                .extracting(e -> e.getRegarding().getKind() + "/"
+                        + e.getRegarding().getName() + " " + e.getType() + " " + e.getReason() + ": " + e.getNote())
+                .containsExactly(
+                        "Pod/tailor-heart-0 Warning PrometheusUnreachable: cannot reach http://prom:9090",
+                        "Pod/tailor-heart-0 Warning KubernetesRead: cannot list pods",
+                        "Pod/tailor-heart-0 Normal RoundsRecovered: rounds apply their plans again (they failed with"
+                                + " KubernetesRead)");
+    }
+
+    @Test
+    void withoutThePodsName_onlyTheRulesEvents() {
+        RoundEvents events = events(null);
+        events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+        events.after(applied(new Actuator.Change(Actuator.Action.CREATE, "shop", "frontend-to-cart", "", AFTER)));
+
+        assertThat(in("tailor-system")).isEmpty();
+        assertThat(in("shop")).extracting(Event::getReason).containsExactly("RuleCreated");
+    }
+
+    @Test
+    void aLongMessage_isCutToTheApiServersLimit() {
+        events("tailor-heart-0").after(failed(Controller.FailureReason.PROMETHEUS_QUERY, "x".repeat(5_000)));
+
+        assertThat(in("tailor-system").get(0).getNote())
+                .hasSize(RoundEvents.NOTE_LIMIT)
+                .endsWith("…");
+    }
+
+    @Test
+    void anApiServerThatRefuses_isSaidOnce_andTheRoundsGoOn() {
+        try (KubernetesClient unreachable = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder()
+                        .withMasterUrl("http://127.0.0.1:1")
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build()) {
+            RoundEvents events = new RoundEvents(
+                    unreachable, "tailor-heart-0", "tailor-system", "tailor-heart-0", () -> 0L, log::add);
+            events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+            events.after(applied(new Actuator.Change(Actuator.Action.CREATE, "shop", "frontend-to-cart", "", AFTER)));
+        }
+
+        assertThat(log).hasSize(1);
+        assertThat(log.get(0))
+                .startsWith("cannot record Kubernetes Events (")
+                .contains("rounds go on without them")
+                .contains("kubectl auth can-i create events.events.k8s.io -n tailor-system");
+    }
+
+    @Test
+    void reasons_areUpperCamelCase() {
+        assertThat(RoundEvents.reason(Controller.FailureReason.NODE_WITHOUT_LOCALITY))
+                .isEqualTo("NodeWithoutLocality");
+        assertThat(RoundEvents.reason(Controller.FailureReason.NO_PODS)).isEqualTo("NoPods");
+    }
+}
