@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
  * loop thread for tens of seconds at 500 reads per second) and the later ones would not, which biases
  * the low-load comparison towards whichever mode runs second. (2) The proxy's heap, GC pauses and JIT
  * threads are its own, not shared with this driver's fio parsing and plotting. (3) The figures stay
- * comparable with the scripts' earlier ones in README.md and docs/nbd.md. The price: metrics come
+ * comparable with the scripts' earlier ones in README.md and docs/nbd-record.md. The price: metrics come
  * from the proxy's metrics file ({@code loop.metricsFile}), read as the scripts did, not from its
  * objects. Every child (nbdkit, fio, the proxy) is stopped on exit, failure and Ctrl-C
  * ({@link ExperimentRig}).

@@ -559,7 +559,7 @@ public final class Demo {
                 + " docs/nbd.md recommends for the proxy; admission on has its door behind it. Longer runs of the"
                 + " three: tailor nbd experiment burst, whose defaults they are (docs/nbd.md, Fair dispatch).");
         notes.add("The README's figures, on a quiet machine: tailor nbd experiment low-load --rounds 3 and tailor nbd"
-                + " experiment burst --rounds 3 (docs/nbd.md).");
+                + " experiment burst --rounds 3 (docs/nbd-record.md).");
         return new TextTable(
                 "Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit;" + " 1 round, "
                         + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):",

@@ -30,7 +30,7 @@ import java.util.function.Consumer;
 
 /**
  * File reads, writes and flushes submitted to the io_uring of the event loop that decoded the request, their
- * completions handled on that loop: no hand-off to a file I/O thread and back (docs/nbd.md, "Performance").
+ * completions handled on that loop: no hand-off to a file I/O thread and back (docs/nbd.md, "Performance"; docs/nbd-record.md has the runs).
  * Needs loops on Netty's io_uring transport ({@code IoUringIoHandler}); one {@link Ring} is registered on each
  * loop, and every file of every export is served by whichever loop's ring the submitting thread belongs to.
  *

@@ -52,7 +52,7 @@ import java.util.function.Consumer;
  * {@code NBD_FLAG_CAN_MULTI_CONN} to its own clients. The first connection is opened by
  * {@link #connect} (it learns the size, flags and block sizes); the others are opened on first use.
  *
- * <p>An upstream that stops or restarts (docs/nbd.md, "Upstream exports"):
+ * <p>An upstream that stops or restarts (docs/nbd.md, "Configuration", Upstream exports):
  * <ul>
  *   <li>A connection that closes leaves the pool at once; its requests in flight fail with
  *       {@code NBD_EIO} at once (they may or may not have been done, so they are not sent again), and

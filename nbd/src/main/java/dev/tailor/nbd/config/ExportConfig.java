@@ -393,7 +393,7 @@ public record ExportConfig(
      *                    was written to is treated as lost (closed, its requests in flight failed with
      *                    EIO), so that an upstream that hangs without closing its connections does not
      *                    hold the proxy's requests forever; 0 is off, never (default
-     *                    {@link #DEFAULT_REQUEST_TIMEOUT_SECONDS}; docs/nbd.md, "Upstream exports", says why)
+     *                    {@link #DEFAULT_REQUEST_TIMEOUT_SECONDS}; docs/nbd.md, "Configuration", Upstream exports, says why)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record Upstream(

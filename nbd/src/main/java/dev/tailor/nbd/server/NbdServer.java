@@ -81,7 +81,7 @@ import java.util.function.LongSupplier;
  * ({@link Transport#EPOLL}: every channel of a loop must be of its transport, so the listeners and upstream
  * connections too), or on NIO where the native library cannot load (NIO's domain sockets for a Unix socket). Epoll for TCP too: NIO's selector wakes a loop under a
  * lock that the waking thread holds through its {@code write} to the wake-up descriptor, and a loop that
- * a file I/O thread woke then blocked on that lock (docs/nbd.md, "Performance"). The socket
+ * a file I/O thread woke then blocked on that lock (docs/nbd-record.md, "Performance"). The socket
  * file is created at start and removed on close; a socket left by a server that is gone (nothing
  * accepts on it) is replaced.
  */

@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.LongAdder;
  * TreeSet under one lock, took about 1.5 µs of the proxy's CPU per write of fio's 4 KiB random writes
  * (4 jobs, queue depth 32, two event loops, a loaded machine: +10 %). This one takes 85 to 120 ns per
  * write (register and finish) on one thread and 165 to 200 ns with two threads on two cores (a throwaway
- * loop of 5 million random 4 KiB writes over 512 MiB, 32 pending per thread); docs/nbd.md has the
- * fio figures.
+ * loop of 5 million random 4 KiB writes over 512 MiB, 32 pending per thread); docs/nbd-record.md,
+ * "Guarantees", has the fio figures.
  *
  * Counting instead of waiting lists: an arriving write counts, in each of its stripes, the pending
  * writes listed there (all older) that overlap it (its blockers; a write listed in two shared stripes
