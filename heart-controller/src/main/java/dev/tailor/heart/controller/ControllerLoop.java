@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -142,6 +143,8 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile Consumer<String> log = message -> {};
     /** Kubernetes Events of the rounds; replaced only before {@link #start()}. */
     private RoundEvents events;
+    /** Sends them, so that the API server's answers never hold up a round. */
+    private final ThreadPoolExecutor eventSender = RoundEvents.sender();
 
     private volatile LeaseElector elector;
     private volatile String leader;
@@ -303,7 +306,8 @@ public final class ControllerLoop implements AutoCloseable {
                 client == null ? null : client.getNamespace(),
                 System.getenv("POD_NAME"),
                 epochMillis,
-                message -> log.accept(message));
+                message -> log.accept(message),
+                eventSender);
         controller.writeGuard(this::mayWrite);
     }
 
@@ -887,7 +891,13 @@ public final class ControllerLoop implements AutoCloseable {
     /** The pod the rounds' failure events are about, as the downward API's {@code POD_NAME} would name it; before {@link #start()}. */
     void eventsAbout(String podNamespace, String podName) {
         this.events = new RoundEvents(
-                client, options.identity(), podNamespace, podName, epochMillis, message -> log.accept(message));
+                client,
+                options.identity(),
+                podNamespace,
+                podName,
+                epochMillis,
+                message -> log.accept(message),
+                eventSender);
     }
 
     /** On the scheduler: the work in flight ended; what waited for it runs now. */
@@ -1037,6 +1047,16 @@ public final class ControllerLoop implements AutoCloseable {
         leading = false;
         guard.lost();
         leaseThreads.shutdownNow();
+        // The last round's events, if the API server takes them soon; a stop does not wait longer.
+        eventSender.shutdown();
+        try {
+            if (!eventSender.awaitTermination(2, TimeUnit.SECONDS)) {
+                eventSender.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            eventSender.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
         if (ownScheduler) {
             scheduler.shutdownNow();
         }

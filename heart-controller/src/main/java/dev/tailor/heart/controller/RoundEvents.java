@@ -17,6 +17,11 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -38,11 +43,12 @@ import java.util.function.LongSupplier;
  * manifests set from the downward API); without it only the rules' events are recorded. Dry runs
  * record nothing.
  *
- * <p>Best effort: an event the API server refuses (e.g. the role lacks {@code create} on
- * {@code events.events.k8s.io}) never fails a round; the first refusal is logged once, with the
- * {@code kubectl auth can-i} command that checks the permission.
+ * <p>Best effort: the events are sent on their own thread ({@code sender}), so a slow or refusing API
+ * server never delays or fails a round; an event the API server refuses (e.g. the role lacks
+ * {@code create} on {@code events.events.k8s.io}) is dropped, and the first refusal is logged once, with
+ * the {@code kubectl auth can-i} command that checks the permission.
  *
- * <p>Not thread-safe: called on the rounds thread only.
+ * <p>Not thread-safe: {@link #after} is called on the rounds thread only.
  */
 final class RoundEvents {
 
@@ -50,6 +56,8 @@ final class RoundEvents {
     static final String REPORTING_CONTROLLER = "tailor.dev/heart";
     /** The API server's limit on an event's note, in bytes (here: characters, all notes being ASCII or shorter). */
     static final int NOTE_LIMIT = 1024;
+    /** Events waiting to be sent at most; see {@link #sender()}. */
+    static final int QUEUED = 256;
 
     private static final ObjectMapper YAML = new YAMLMapper();
     private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern(
@@ -63,8 +71,9 @@ final class RoundEvents {
 
     private final LongSupplier epochMillis;
     private final Consumer<String> log;
+    private final Executor sender;
     private Controller.FailureReason lastFailure;
-    private boolean refusalLogged;
+    private final AtomicBoolean refusalLogged = new AtomicBoolean();
     private long sequence;
 
     /**
@@ -75,6 +84,7 @@ final class RoundEvents {
      *                     pod events
      * @param epochMillis  the wall clock (events carry wall-clock times)
      * @param log          where a refusal is said, once
+     * @param sender       where the events are sent from (e.g. {@link #sender()}); it may drop them
      */
     RoundEvents(
             KubernetesClient client,
@@ -82,7 +92,8 @@ final class RoundEvents {
             String podNamespace,
             String podName,
             LongSupplier epochMillis,
-            Consumer<String> log) {
+            Consumer<String> log,
+            Executor sender) {
         this.client = client;
         this.instance = instance;
         this.pod = podName == null || podName.isBlank() || podNamespace == null || podNamespace.isBlank()
@@ -95,6 +106,26 @@ final class RoundEvents {
                         .build();
         this.epochMillis = epochMillis;
         this.log = log;
+        this.sender = sender;
+    }
+
+    /**
+     * A thread of its own for the events, with at most {@value #QUEUED} waiting: more are dropped, as an
+     * API server that far behind would not take them either. Shut it down when the controller stops.
+     */
+    static ThreadPoolExecutor sender() {
+        return new ThreadPoolExecutor(
+                1,
+                1,
+                0,
+                TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(QUEUED),
+                runnable -> {
+                    Thread thread = new Thread(runnable, "tailor-heart-events");
+                    thread.setDaemon(true);
+                    return thread;
+                },
+                new ThreadPoolExecutor.DiscardPolicy());
     }
 
     /** Records the events of {@code round}, one that was not a dry run. */
@@ -229,20 +260,20 @@ final class RoundEvents {
                 .withReportingInstance(instance)
                 .withEventTime(new MicroTime(MICRO_TIME.format(Instant.ofEpochMilli(millis))))
                 .build();
+        sender.execute(() -> send(event));
+    }
+
+    /** On the sender's thread. */
+    private void send(Event event) {
+        String namespace = event.getMetadata().getNamespace();
         try {
-            client.events()
-                    .v1()
-                    .events()
-                    .inNamespace(regarding.getNamespace())
-                    .resource(event)
-                    .create();
+            client.events().v1().events().inNamespace(namespace).resource(event).create();
         } catch (KubernetesClientException e) {
-            if (!refusalLogged) {
-                refusalLogged = true;
+            if (refusalLogged.compareAndSet(false, true)) {
                 log.accept("cannot record Kubernetes Events ("
                         + KubernetesErrors.describe(e, client.getMasterUrl().toString())
                         + "); rounds go on without them. Check: kubectl auth can-i create events.events.k8s.io -n "
-                        + regarding.getNamespace() + " --as system:serviceaccount:<namespace>:<service account>");
+                        + namespace + " --as system:serviceaccount:<namespace>:<service account>");
             }
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.HeartConfig;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
 import dev.tailor.testkit.VirtualClock;
@@ -154,28 +155,39 @@ class ControllerLoopTest {
                 loop(new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds)) {
             loop.start();
             pump("the first round", () -> loop.rounds() == 1 && !loop.workInFlight(), () -> rounds);
+            Controller.Round round = rounds.get(rounds.size() - 1);
+            assertThat(round.failure()).isNull();
+            List<String> created = round.changes().stream()
+                    .filter(c -> c.action() == Actuator.Action.CREATE)
+                    .map(c -> c.namespace() + "/" + c.name())
+                    .toList();
+            assertThat(created).isNotEmpty();
+            // Sent on their own thread: awaited as the real answers they are.
+            Await.until(
+                    "an event on each rule created",
+                    () -> client.events()
+                                    .v1()
+                                    .events()
+                                    .inAnyNamespace()
+                                    .list()
+                                    .getItems()
+                                    .size()
+                            >= created.size());
+            List<io.fabric8.kubernetes.api.model.events.v1.Event> events =
+                    client.events().v1().events().inAnyNamespace().list().getItems();
+            assertThat(events)
+                    .extracting(e -> e.getMetadata().getNamespace() + "/"
+                            + e.getRegarding().getName())
+                    .containsExactlyInAnyOrderElementsOf(created);
+            assertThat(events).allSatisfy(e -> {
+                assertThat(e.getReason()).isEqualTo("RuleCreated");
+                assertThat(e.getType()).isEqualTo("Normal");
+                assertThat(e.getRegarding().getKind()).isEqualTo("DestinationRule");
+                assertThat(e.getReportingController()).isEqualTo(RoundEvents.REPORTING_CONTROLLER);
+                assertThat(e.getReportingInstance()).isEqualTo("solo");
+                assertThat(e.getNote()).startsWith("created: ").contains("locality weight");
+            });
         }
-        Controller.Round round = rounds.get(rounds.size() - 1);
-        assertThat(round.failure()).isNull();
-        List<String> created = round.changes().stream()
-                .filter(c -> c.action() == Actuator.Action.CREATE)
-                .map(c -> c.namespace() + "/" + c.name())
-                .toList();
-        assertThat(created).isNotEmpty();
-        List<io.fabric8.kubernetes.api.model.events.v1.Event> events =
-                client.events().v1().events().inAnyNamespace().list().getItems();
-        assertThat(events)
-                .extracting(e ->
-                        e.getMetadata().getNamespace() + "/" + e.getRegarding().getName())
-                .containsExactlyInAnyOrderElementsOf(created);
-        assertThat(events).allSatisfy(e -> {
-            assertThat(e.getReason()).isEqualTo("RuleCreated");
-            assertThat(e.getType()).isEqualTo("Normal");
-            assertThat(e.getRegarding().getKind()).isEqualTo("DestinationRule");
-            assertThat(e.getReportingController()).isEqualTo(RoundEvents.REPORTING_CONTROLLER);
-            assertThat(e.getReportingInstance()).isEqualTo("solo");
-            assertThat(e.getNote()).startsWith("created: ").contains("locality weight");
-        });
     }
 
     @Test

@@ -59,7 +59,8 @@ class RoundEventsTest {
     }
 
     private RoundEvents events(String podName) {
-        return new RoundEvents(client, "tailor-heart-0", "tailor-system", podName, () -> millis++, log::add);
+        return new RoundEvents(
+                client, "tailor-heart-0", "tailor-system", podName, () -> millis++, log::add, Runnable::run);
     }
 
     private static Controller.Round applied(Actuator.Change... changes) {
@@ -154,7 +155,13 @@ class RoundEventsTest {
                         .build())
                 .build()) {
             RoundEvents events = new RoundEvents(
-                    unreachable, "tailor-heart-0", "tailor-system", "tailor-heart-0", () -> 0L, log::add);
+                    unreachable,
+                    "tailor-heart-0",
+                    "tailor-system",
+                    "tailor-heart-0",
+                    () -> 0L,
+                    log::add,
+                    Runnable::run);
             events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
             events.after(applied(new Actuator.Change(Actuator.Action.CREATE, "shop", "frontend-to-cart", "", AFTER)));
         }
@@ -164,6 +171,19 @@ class RoundEventsTest {
                 .startsWith("cannot record Kubernetes Events (")
                 .contains("rounds go on without them")
                 .contains("kubectl auth can-i create events.events.k8s.io -n tailor-system");
+    }
+
+    @Test
+    void theEvents_areSentBySender_notOnTheRoundsThread() {
+        List<Runnable> queued = new ArrayList<>();
+        RoundEvents events = new RoundEvents(
+                client, "tailor-heart-0", "tailor-system", "tailor-heart-0", () -> millis++, log::add, queued::add);
+        events.after(applied(new Actuator.Change(Actuator.Action.CREATE, "shop", "frontend-to-cart", "", AFTER)));
+
+        assertThat(in("shop")).as("nothing sent while the round ends").isEmpty();
+        assertThat(queued).hasSize(1);
+        queued.forEach(Runnable::run);
+        assertThat(in("shop")).extracting(Event::getReason).containsExactly("RuleCreated");
     }
 
     @Test
