@@ -16,6 +16,9 @@ import dev.tailor.nbd.protocol.NbdProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -76,7 +79,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      * @param queued          of them, those that waited in a segment queue (admitted since or still waiting)
      * @param refused         of them, those refused because their segment's queue was full
      * @param queueWaitNanos  total wait, arrival to dispatch, of the queued requests dispatched so far
-     * @param maxQueueWaitNanos the longest such wait
+     * @param maxQueueWaitNanos the longest such wait since the server started (not over a window: for reports
+     *                          of a run and {@code tailor nbd top}; {@link #waitHistogram} is the one to alert on)
      */
     public record ExportCounters(
             String export,
@@ -88,13 +92,26 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             long maxQueueWaitNanos) {}
 
     private static final class Counters {
+        /** Every READ and WRITE sent on, its wait in seconds: 0 when admitted at once. */
+        final DistributionDataPoint waitSeconds;
+
         final LongAdder requests = new LongAdder();
         final LongAdder arrivedHot = new LongAdder();
         final LongAdder queued = new LongAdder();
         final LongAdder refused = new LongAdder();
         final LongAdder queueWaitNanos = new LongAdder();
         final LongAccumulator maxQueueWaitNanos = new LongAccumulator(Math::max, 0);
+
+        Counters(DistributionDataPoint waitSeconds) {
+            this.waitSeconds = waitSeconds;
+        }
     }
+
+    /** The wait of every READ and WRITE admission sent on, per export: docs/nbd.md, "Metrics". */
+    private final Histogram waitHistogram = IoMetrics.waitHistogram(
+            "tailor_nbd_admission_wait_seconds",
+            "Per READ and WRITE sent on by admission, its wait from arrival to dispatch (0: admitted at once)",
+            "export");
 
     private final AdmissionController controller;
     private final Map<String, Integer> diskOfExport = new HashMap<>();
@@ -160,7 +177,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             Export e = exports.get(i);
             diskOfExport.put(e.name(), disks.size());
             exportNames.add(e.name());
-            counters.add(new Counters());
+            counters.add(new Counters(waitHistogram.labelValues(e.name())));
             disks.add(new VirtualDisk(e.tenant() + "/" + e.name(), e.sizeBytes(), commitments.get(i)));
         }
         this.nanoClock = nanoClock;
@@ -279,6 +296,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
 
     private void submit(
             Export export, BlockRequest request, Promise<ByteBuf> completion, Ticket ticket, long waitedNanos) {
+        counters.get(ticket.disk()).waitSeconds.observe(waitedNanos / 1e9);
         request.admitted(waitedNanos, ticket.admittedAs() == SegmentClass.HOT);
         long startNanos = nanoClock.getAsLong();
         completion.addListener((Future<ByteBuf> done) -> {
@@ -331,6 +349,16 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                     c.maxQueueWaitNanos.get()));
         }
         return out;
+    }
+
+    /**
+     * The histogram {@code tailor_nbd_admission_wait_seconds{export}}, now: per export, the wait of every READ and
+     * WRITE admission sent on, from its arrival to its dispatch, in seconds; 0 for those admitted at once. A request
+     * is observed when it leaves admission for the backend (or the door): those refused, withdrawn (their connection
+     * closed) or failed at shutdown are not, nor those still waiting ({@code tailor_nbd_admission_waiting}).
+     */
+    public HistogramSnapshot waitHistogram() {
+        return waitHistogram.collect();
     }
 
     /** Queued requests withdrawn because their connection closed, so far. */

@@ -15,6 +15,9 @@ import dev.tailor.nbd.protocol.NbdException;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.Promise;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +98,8 @@ public final class FairDispatchDoor implements RequestDispatcher {
      * @param requests     READs and WRITEs that reached the door
      * @param waited       of them, those that waited at the door (let through since, skipped or still waiting)
      * @param waitNanos    total wait, arrival to sent, of those let through after waiting
-     * @param maxWaitNanos the longest such wait
+     * @param maxWaitNanos the longest such wait since the server started (not over a window: for reports of a run
+     *                     and {@code tailor nbd top}; {@link #waitHistogram} is the one to alert on)
      */
     public record ExportCounters(
             String export, String backend, long requests, long waited, long waitNanos, long maxWaitNanos) {}
@@ -114,10 +118,17 @@ public final class FairDispatchDoor implements RequestDispatcher {
             String backend, List<String> exports, int depth, int waiting, int outstanding, long skipped) {}
 
     private static final class Counters {
+        /** Every READ and WRITE let through, its wait in seconds: 0 when let through at once. */
+        final DistributionDataPoint waitSeconds;
+
         final LongAdder requests = new LongAdder();
         final LongAdder waited = new LongAdder();
         final LongAdder waitNanos = new LongAdder();
         final LongAccumulator maxWaitNanos = new LongAccumulator(Math::max, 0);
+
+        Counters(DistributionDataPoint waitSeconds) {
+            this.waitSeconds = waitSeconds;
+        }
     }
 
     /** One backend's door: its queue, whose disks are the exports on the backend, and its lock. */
@@ -149,6 +160,13 @@ public final class FairDispatchDoor implements RequestDispatcher {
 
     private static final String WAITED_AT_SHUTDOWN =
             "the server is shutting down; the request was waiting at the fair dispatch door";
+
+    /** The wait of every READ and WRITE let through, per backend and export: docs/nbd.md, "Metrics". */
+    private final Histogram waitHistogram = IoMetrics.waitHistogram(
+            "tailor_nbd_fair_dispatch_wait_seconds",
+            "Per READ and WRITE let through the backend's door, its wait there (0: let through at once)",
+            "backend",
+            "export");
 
     private final Map<String, Slot> slotOfExport = new HashMap<>();
     private final List<Slot> slots = new ArrayList<>();
@@ -264,7 +282,11 @@ public final class FairDispatchDoor implements RequestDispatcher {
             if (door.exports.isEmpty()) {
                 doors.add(door);
             }
-            Slot slot = new Slot(name, door, door.exports.size(), new Counters());
+            Slot slot = new Slot(
+                    name,
+                    door,
+                    door.exports.size(),
+                    new Counters(waitHistogram.labelValues(backendOfExport.get(i), name)));
             door.exports.add(name);
             door.weights.add(weightsCostUnitsPerSecond[i]);
             slotOfExport.put(name, slot);
@@ -423,6 +445,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
         }
         if (now) {
             entry.settle();
+            slot.counters.waitSeconds.observe(0);
             send(entry);
         } else {
             slot.counters.waited.increment();
@@ -469,6 +492,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
             Counters count = next.slot.counters;
             count.waitNanos.add(waited);
             count.maxWaitNanos.accumulate(waited);
+            count.waitSeconds.observe(waited / 1e9);
             send(next);
             return;
         }
@@ -590,6 +614,16 @@ public final class FairDispatchDoor implements RequestDispatcher {
                     door.backend, List.copyOf(door.exports), door.depth, waiting, outstanding, door.skipped.sum()));
         }
         return out;
+    }
+
+    /**
+     * The histogram {@code tailor_nbd_fair_dispatch_wait_seconds{backend,export}}, now: per export, the wait at its
+     * backend's door of every READ and WRITE let through, from its arrival at the door to its sending, in seconds; 0
+     * for those let through at once. Those skipped (their connection closed) or failed at shutdown are not
+     * observed, nor those still waiting ({@code tailor_nbd_fair_dispatch_waiting}).
+     */
+    public HistogramSnapshot waitHistogram() {
+        return waitHistogram.collect();
     }
 
     /** Per export, in the order of the server's exports: what its door did with its requests so far. */

@@ -82,6 +82,37 @@ public final class IoMetrics {
     };
 
     /**
+     * Buckets of the admission and door waits ({@code tailor_nbd_admission_wait_seconds},
+     * {@code tailor_nbd_fair_dispatch_wait_seconds}), seconds: 0, then 100 µs to 10 s, about 2.5 per decade (classic).
+     * The bucket {@code le="0"} holds the requests let through at once, so that a P99 is exactly 0 while fewer than
+     * 1 % of an export's requests were held, and {@code 1 - bucket{le="0"} / count} is the share held; a held
+     * request waits at least one statistics tick (admission) or one backend completion (the door), so its wait is
+     * above 0. The buckets above 100 µs are those of {@link #DURATION_BUCKETS_SECONDS}.
+     */
+    static final double[] WAIT_BUCKETS_SECONDS = {
+        0, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+    };
+
+    /**
+     * A histogram of waits in front of the backend, with {@link #WAIT_BUCKETS_SECONDS}, classic only and without
+     * exemplars (nothing in the proxy traces), registered nowhere: its owner ({@link AdmissionDispatcher},
+     * {@link FairDispatchDoor}) observes it, and {@link ProxyBackgroundWork#collect()} serves its snapshot. An
+     * observation costs two {@code LongAdder} additions, a {@code DoubleAdder} addition, one striped
+     * {@code AtomicLong} increment and a scan of the bounds, and allocates nothing once compiled (docs/nbd.md,
+     * "Metrics").
+     */
+    static Histogram waitHistogram(String name, String help, String... labelNames) {
+        return Histogram.builder()
+                .name(name)
+                .help(help)
+                .labelNames(labelNames)
+                .classicOnly()
+                .classicUpperBounds(WAIT_BUCKETS_SECONDS)
+                .withoutExemplars()
+                .build();
+    }
+
+    /**
      * The slow threshold by default, ns: 50 ms, a few times a disk's service time and far above a page-cache
      * request, so that only requests that waited (behind admission, a burst, a stalled loop) count.
      */

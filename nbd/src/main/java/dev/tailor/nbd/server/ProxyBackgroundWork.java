@@ -259,9 +259,11 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      * lock): per loop (label {@code loop}) the unrelated-task age, health-check ages, dispatch-delay
      * bound and unrelated tasks run; per export (label {@code export}) the requests of closed
      * connections dropped before they reached the backend and the writes held behind an older
-     * overlapping one; with admission on, its pools, queues and per-export counters; with the fair dispatch
-     * door on, its waiting and outstanding requests and per-export counters. Counters are named
-     * without {@code _total}; the text format adds it.
+     * overlapping one; with admission on, its pools, queues, per-export counters and wait histogram
+     * ({@link AdmissionDispatcher#waitHistogram}); with the fair dispatch door on, its waiting and outstanding
+     * requests, per-export counters and wait histogram ({@link FairDispatchDoor#waitHistogram}). Counters are named
+     * without {@code _total}; the text format adds it. The {@code _max_} gauges of the waits are maxima since the
+     * server started, for reports of a run; the histograms are what to read over a window.
      */
     public MetricSnapshots collect() {
         List<MetricSnapshot> m = new ArrayList<>();
@@ -413,8 +415,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                             "Total wait of the queued requests dispatched so far"),
                     exports,
                     e -> e.queueWaitNanos() / 1e9));
-            GaugeSnapshot.Builder maxWait =
-                    gauge("tailor_nbd_admission_export_queue_wait_max_seconds", "Longest wait of a queued request");
+            GaugeSnapshot.Builder maxWait = gauge(
+                    "tailor_nbd_admission_export_queue_wait_max_seconds",
+                    "Longest wait of a queued request since the server started (not over a window:"
+                            + " tailor_nbd_admission_wait_seconds is)");
             for (AdmissionDispatcher.ExportCounters e : exports) {
                 maxWait.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
                         .labels(Labels.of("export", e.export()))
@@ -422,6 +426,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                         .build());
             }
             m.add(maxWait.build());
+            m.add(admission.waitHistogram());
         }
         if (door != null) {
             // One door per backend: its series labelled with the backend's name.
@@ -454,8 +459,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             CounterSnapshot.Builder waitSeconds = counter(
                     "tailor_nbd_fair_dispatch_export_wait_seconds",
                     "Total wait at the door of the requests let through after waiting");
-            GaugeSnapshot.Builder maxWait =
-                    gauge("tailor_nbd_fair_dispatch_export_wait_max_seconds", "Longest wait of a request at the door");
+            GaugeSnapshot.Builder maxWait = gauge(
+                    "tailor_nbd_fair_dispatch_export_wait_max_seconds",
+                    "Longest wait of a request at the door since the server started (not over a window:"
+                            + " tailor_nbd_fair_dispatch_wait_seconds is)");
             for (FairDispatchDoor.ExportCounters e : exports) {
                 Labels labels = Labels.of("backend", e.backend(), "export", e.export());
                 requests.dataPoint(point(labels, e.requests()));
@@ -470,6 +477,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             m.add(waited.build());
             m.add(waitSeconds.build());
             m.add(maxWait.build());
+            m.add(door.waitHistogram());
         }
         if (io != null) {
             io.scrape().forEach(m::add);

@@ -1,6 +1,7 @@
 package dev.tailor.nbd.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
@@ -12,8 +13,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -151,6 +154,35 @@ class AdmissionDispatcherTest {
                 .containsExactly(
                         new AdmissionDispatcher.ExportCounters("a", 3, 3, 1, 0, DELTA, DELTA),
                         new AdmissionDispatcher.ExportCounters("b", 1, 0, 0, 0, 0, 0));
+    }
+
+    @Test
+    void waitHistogram_countsEveryRequestSentOn_thoseAdmittedAtOnceAsZero_aHeldOneInTheBucketOfItsWait() {
+        // As above: the third of a waits, here 13 ms (one boundary, passed at the tick), b's goes at once.
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(b, read(0, 100), promise());
+        clock.addAndGet(13_000_000);
+        dispatcher.tick();
+        assertThat(backendA.heldCount()).isEqualTo(3);
+        // Requests still waiting are not observed yet; a metadata command never is.
+        dispatcher.dispatch(a, read(0, 800), promise());
+        dispatcher.dispatch(a, read(0, 800), promise());
+        assertThat(dispatcher.waitingRequests()).isEqualTo(2);
+        dispatcher.dispatch(b, new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 1, 0, 0, Unpooled.EMPTY_BUFFER), promise());
+
+        HistogramSnapshot waits = dispatcher.waitHistogram();
+        assertThat(waits.getMetadata().getPrometheusName()).isEqualTo("tailor_nbd_admission_wait_seconds");
+        HistogramSnapshot.HistogramDataPointSnapshot ofA = Histograms.point(waits, "export", "a");
+        assertThat(ofA.getCount()).isEqualTo(3);
+        assertThat(Histograms.filledBuckets(ofA))
+                .as("two admitted at once (le 0), the held one in (0.01, 0.025]")
+                .containsExactly(Map.entry(0.0, 2L), Map.entry(0.025, 1L));
+        assertThat(ofA.getSum()).isCloseTo(0.013, within(1e-12));
+        HistogramSnapshot.HistogramDataPointSnapshot ofB = Histograms.point(waits, "export", "b");
+        assertThat(Histograms.filledBuckets(ofB)).containsExactly(Map.entry(0.0, 1L));
+        assertThat(ofB.getSum()).isZero();
     }
 
     /** What a closing connection does to a request nothing has claimed: drop, release, fail. */

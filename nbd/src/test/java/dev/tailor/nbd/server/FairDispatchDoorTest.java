@@ -2,6 +2,7 @@ package dev.tailor.nbd.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IntervalReport;
@@ -17,10 +18,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -315,6 +318,17 @@ class FairDispatchDoorTest {
         assertThat(door.exportCounters().get(0).waitNanos())
                 .as("a went at once")
                 .isZero();
+
+        // The histogram: a's request went at once (le 0), b's waited 7 ms, in (0.005, 0.01]. One still waiting is
+        // not observed.
+        door.dispatch(a, read(100), promise());
+        HistogramSnapshot waits = door.waitHistogram();
+        assertThat(waits.getMetadata().getPrometheusName()).isEqualTo("tailor_nbd_fair_dispatch_wait_seconds");
+        HistogramSnapshot.HistogramDataPointSnapshot ofA = Histograms.point(waits, "backend", "disk", "export", "a");
+        assertThat(Histograms.filledBuckets(ofA)).containsExactly(Map.entry(0.0, 1L));
+        HistogramSnapshot.HistogramDataPointSnapshot ofB = Histograms.point(waits, "backend", "disk", "export", "b");
+        assertThat(Histograms.filledBuckets(ofB)).containsExactly(Map.entry(0.01, 1L));
+        assertThat(ofB.getSum()).isCloseTo(0.007, within(1e-12));
     }
 
     @Test

@@ -41,6 +41,15 @@ class ProxyMechanismsTest {
     @TempDir
     Path dir;
 
+    /** The value of {@code series} (name and labels as the text format writes them) in a metrics text; NaN if absent. */
+    private static double sample(String text, String series) {
+        return text.lines()
+                .filter(l -> l.startsWith(series + " "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
+                .findFirst()
+                .orElse(Double.NaN);
+    }
+
     private static String read(Path file) {
         try {
             return Files.readString(file);
@@ -145,6 +154,23 @@ class ProxyMechanismsTest {
                         .contains("tailor_nbd_admission_export_queue_wait_max_seconds{export=\"copy\"}")
                         .contains("# TYPE tailor_nbd_admission_drawn_reserve_cost_units_total counter")
                         .contains("tailor_nbd_admission_admitted_steady_total ");
+                // Every READ and WRITE of the copy was sent on and is in the wait histogram (once a file written
+                // after the copy says so); those that queued waited for a tick, above its bucket 0.
+                String[] after = new String[1];
+                Await.until("the wait histogram of every request of the copy", () -> {
+                    after[0] = read(metrics);
+                    return sample(after[0], "tailor_nbd_admission_wait_seconds_count{export=\"copy\"}")
+                            == sample(after[0], "tailor_nbd_admission_export_requests_total{export=\"copy\"}");
+                });
+                double requests = sample(after[0], "tailor_nbd_admission_export_requests_total{export=\"copy\"}");
+                double queued = sample(after[0], "tailor_nbd_admission_export_queued_total{export=\"copy\"}");
+                assertThat(queued).isPositive();
+                assertThat(sample(after[0], "tailor_nbd_admission_wait_seconds_bucket{export=\"copy\",le=\"0.0\"}"))
+                        .as("admitted at once")
+                        .isGreaterThanOrEqualTo(requests - queued)
+                        .isLessThan(requests);
+                assertThat(sample(after[0], "tailor_nbd_admission_wait_seconds_sum{export=\"copy\"}"))
+                        .isPositive();
             }
         }
     }

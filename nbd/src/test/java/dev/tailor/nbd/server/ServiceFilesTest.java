@@ -401,8 +401,10 @@ class ServiceFilesTest {
                         "tailor_nbd_request_duration_seconds_bucket",
                         "tailor_nbd_slow_requests_total",
                         "tailor_nbd_connections_refused_total",
-                        "tailor_nbd_admission_export_queue_wait_seconds_total",
-                        "tailor_nbd_fair_dispatch_export_wait_seconds_total",
+                        "tailor_nbd_admission_wait_seconds_bucket",
+                        "tailor_nbd_admission_wait_seconds_count",
+                        "tailor_nbd_fair_dispatch_wait_seconds_bucket",
+                        "tailor_nbd_fair_dispatch_wait_seconds_count",
                         "tailor_nbd_slow_segment_requests");
 
         // deploy/nbd/nbd.yaml as the service reads it, with its folders and ports moved to free ones, admission
@@ -451,6 +453,15 @@ class ServiceFilesTest {
                     .allSatisfy(name -> assertThat(seen)
                             .as("the series the rules and the dashboard name, on /metrics")
                             .containsAnyOf(name, name + "_count"));
+            // The read went through admission and the door at once: each wait histogram has it in its bucket 0.
+            String body = http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString())
+                    .body();
+            assertThat(body)
+                    .contains("tailor_nbd_admission_wait_seconds_bucket{export=\"vm1-root\",le=\"0.0\"} 1\n")
+                    .contains("tailor_nbd_admission_wait_seconds_count{export=\"vm1-root\"} 1\n")
+                    .containsPattern(
+                            "tailor_nbd_fair_dispatch_wait_seconds_bucket\\{backend=\"[^\"]+\",export=\"vm1-root\","
+                                    + "le=\"0.0\"} 1\n");
         }
     }
 }
