@@ -35,6 +35,7 @@ import picocli.CommandLine.Option;
             "",
             "Examples:",
             "  tailor heart run --config heart.yaml --once --dry-run   # show what would change",
+            "  tailor heart run --config heart.yaml --once --dry-run -o yaml > rules.yaml   # for kubectl apply -f",
             "  tailor heart run --config heart.yaml                    # every 30 s",
             "  tailor heart run --config examples/tryout/heart.yaml --once --dry-run \\",
             "      --cluster-from examples/tryout/cluster.yaml --at 2026-01-01T00:03:00Z   # without a cluster",
@@ -95,8 +96,25 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(
             names = "--dry-run",
-            description = "Plan and print the changes to the DestinationRules as a diff; write" + " nothing.")
+            description = "Plan and print the changes to the DestinationRules as a diff (or, with -o yaml, the"
+                    + " rules); write nothing.")
     boolean dryRun;
+
+    /** The values of {@code --output}. */
+    enum Output {
+        diff,
+        yaml
+    }
+
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FORMAT",
+            defaultValue = "diff",
+            description = "What a dry run prints on stdout: ${COMPLETION-CANDIDATES}. diff: the plan and the changes"
+                    + " to the rules Tailor owns. yaml: every DestinationRule the round would write, complete, as YAML"
+                    + " documents kubectl apply -f takes; the plan and the changes go to stderr. yaml with --once"
+                    + " --dry-run. Default: ${DEFAULT-VALUE}.")
+    Output output;
 
     @Option(
             names = "--cluster-from",
@@ -117,12 +135,14 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        // With JSON log lines, stderr stays JSON: the plan and the change lines are left out there.
+        PrintWriter planOut = logFormat == Logs.Format.json ? new PrintWriter(java.io.Writer.nullWriter()) : err;
         // Bad options and a bad config are found before the controller starts: usage errors, printed as
         // every command's (tailor: FILE: N problems: and one line each) with exit code 2, not as log lines.
         HeartRun.Options options = options();
         Logs.configure(logFormat, logLevel, err);
         try {
-            return HeartRun.run(options, out, LOG_LINES);
+            return HeartRun.run(options, out, planOut, LOG_LINES);
         } catch (HeartRun.Refused e) {
             // Said as a log line like every other, so that a JSON log stays JSON to its last line.
             LOG.error(e.getMessage());
@@ -146,6 +166,10 @@ final class RunCommand implements Callable<Integer> {
             throw new CliException((clusterFrom != null ? "--cluster-from" : "--at") + " plans one round and writes"
                     + " nothing: add --once --dry-run");
         }
+        if (output == Output.yaml && !(once && dryRun)) {
+            throw new CliException("--output: \"" + output + "\" prints the rules of one dry-run round and writes"
+                    + " nothing (expected: with --once --dry-run, or --output diff)");
+        }
         if (clusterFrom != null && kubeconfig != null) {
             throw new CliException(
                     "--cluster-from and --kubeconfig: give one of them (a recorded cluster or a live" + " one)");
@@ -167,6 +191,7 @@ final class RunCommand implements Callable<Integer> {
                 time,
                 once,
                 dryRun,
+                output == Output.yaml ? HeartRun.Output.YAML : HeartRun.Output.DIFF,
                 metricsAddress,
                 () -> List.of(Examples.load("paper-pairwise"), Examples.load("paper-dag")));
     }

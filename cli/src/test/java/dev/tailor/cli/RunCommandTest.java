@@ -139,6 +139,49 @@ class RunCommandTest {
     }
 
     @Test
+    void runOnceDryRun_outputYamlWithJsonLogs_stdoutIsTheRules_stderrStaysJson() throws Exception {
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--once",
+                "--dry-run",
+                "--output",
+                "yaml",
+                "--log-format",
+                "json");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String line : result.err().lines().toList()) {
+            assertThat(json.readTree(line).isObject()).as(line).isTrue();
+        }
+        assertThat(result.err()).contains("2 DestinationRule(s) printed as YAML");
+        List<String> names = new java.util.ArrayList<>();
+        try (var documents = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
+                .readerFor(com.fasterxml.jackson.databind.JsonNode.class)
+                .<com.fasterxml.jackson.databind.JsonNode>readValues(result.out())) {
+            for (com.fasterxml.jackson.databind.JsonNode rule : documents.readAll()) {
+                assertThat(rule.get("kind").asText()).isEqualTo("DestinationRule");
+                names.add(rule.at("/metadata/namespace").asText() + "/"
+                        + rule.at("/metadata/name").asText());
+            }
+        }
+        assertThat(names)
+                .containsExactlyInAnyOrder(
+                        "shop/tailor-heart-frontend-to-cart",
+                        "istio-system/tailor-heart-istio-ingressgateway-to-frontend");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems())
+                .isEmpty();
+    }
+
+    @Test
     void runOnce_writesTheRules_thenNothingChanges() throws Exception {
         PlanCommandTest.Result first = tailor(
                 "heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once");

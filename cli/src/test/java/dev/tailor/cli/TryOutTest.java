@@ -3,8 +3,25 @@ package dev.tailor.cli;
 import static dev.tailor.cli.PlanCommandTest.tailor;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.controller.Actuator;
+import dev.tailor.heart.controller.ConfigFiles;
+import dev.tailor.heart.controller.Controller;
+import dev.tailor.heart.controller.ControllerConfig;
+import dev.tailor.heart.controller.PrometheusClient;
+import dev.tailor.heart.controller.StateStore;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,9 +39,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The controller without a cluster (docs/controller.md, Try it without a cluster): the bundled
  * recording in examples/tryout, its metrics served by a real Prometheus that loaded them as the docs
  * say (promtool's backfill), the round run with the docs' own command line. And, without any
- * kubeconfig, the error that says no cluster is reachable and what to do.
+ * kubeconfig, the error that says no cluster is reachable and what to do. A real round on the same
+ * cluster writes to the fabric8 mock API server (CRUD mode), loaded with the recording's objects.
  */
+@EnableKubernetesMockClient(crud = true)
 class TryOutTest {
+
+    static KubernetesClient client;
 
     private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
     private static final Path EXAMPLE = ROOT.resolve("examples/tryout");
@@ -100,6 +121,114 @@ class TryOutTest {
                     .isLessThan(to.get("eu/eu-a/w2"))
                     .isLessThan(to.get("eu/eu-a/w1"));
         });
+    }
+
+    @Test
+    void outputYaml_printsTheRulesARealRoundWrites_asDocumentsKubectlApplies() throws Exception {
+        List<String> args = new ArrayList<>(List.of(docsCommand(null)));
+        args.addAll(List.of("-o", "yaml"));
+
+        PlanCommandTest.Result dry = tailor(args.toArray(String[]::new));
+
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        // stdout is the YAML alone: the plan, the changes and the log lines are on stderr.
+        assertThat(dry.out()).startsWith("---\n").doesNotContain("HEART plan").doesNotContain("tailor:");
+        assertThat(dry.err())
+                .contains("HEART plan, round 1: 2 components, 6 ready replicas, 2 call edges")
+                .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
+                .contains("2 DestinationRule(s) printed as YAML");
+        List<JsonNode> printed = documents(dry.out());
+        for (JsonNode rule : printed) {
+            assertThat(rule.properties())
+                    .extracting(Map.Entry::getKey)
+                    .containsExactly("apiVersion", "kind", "metadata", "spec");
+            assertThat(rule.get("metadata").properties())
+                    .extracting(Map.Entry::getKey)
+                    .containsExactly("name", "namespace", "labels");
+        }
+        // fabric8 reads them as kubectl's objects, with kind and namespace.
+        Object objects = new KubernetesSerialization().unmarshal(dry.out());
+        assertThat(objects).isInstanceOf(List.class);
+        assertThat((List<?>) objects)
+                .hasSize(2)
+                .allSatisfy(o -> assertThat(((HasMetadata) o).getKind()).isEqualTo("DestinationRule"));
+
+        // A real round (as tailor heart run --once makes it, state saved) on the recording's objects.
+        KubernetesList recording = new KubernetesSerialization()
+                .unmarshal(Files.readString(EXAMPLE.resolve("cluster.yaml")), KubernetesList.class);
+        for (HasMetadata item : recording.getItems()) {
+            client.resource(item).create();
+        }
+        ControllerConfig settings = ConfigFiles.read(EXAMPLE.resolve("heart.yaml"))
+                .withPrometheusUrl(prometheus().url().toString());
+        Controller controller = new Controller(
+                settings,
+                settings.planner().heartConfig(),
+                PrometheusClient.of(settings.prometheus()),
+                client,
+                AtpmState.EMPTY,
+                new StateStore(client, settings.kubernetes().stateConfigMap()),
+                null);
+        Controller.Round round = controller.round(java.time.Instant.parse(AT), false);
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(round.applied()).isTrue();
+
+        List<JsonNode> written =
+                client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems().stream()
+                        .map(TryOutTest::asWritten)
+                        .toList();
+        assertThat(written).hasSize(2);
+        assertThat(printed).containsExactlyInAnyOrderElementsOf(written);
+
+        // Against that cluster, now holding the rules, a dry run prints them all again, unchanged ones too.
+        List<String> live = new ArrayList<>(List.of(docsCommand(null)));
+        int from = live.indexOf("--cluster-from");
+        live.set(from, "--kubeconfig");
+        live.set(
+                from + 1,
+                ControllerFiles.kubeconfig(dir, client.getMasterUrl().toString())
+                        .toString());
+        live.addAll(List.of("--output", "yaml"));
+        PlanCommandTest.Result again = tailor(live.toArray(String[]::new));
+        assertThat(again.exitCode()).as(again.err()).isZero();
+        assertThat(again.err()).contains("0 rule(s) would change, 2 unchanged");
+        assertThat(documents(again.out())).containsExactlyInAnyOrderElementsOf(written);
+    }
+
+    @Test
+    void outputYaml_withoutOnceDryRun_exit2() throws Exception {
+        PlanCommandTest.Result result =
+                tailor("heart", "run", "--config", EXAMPLE.resolve("heart.yaml").toString(), "--once", "-o", "yaml");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err())
+                .contains("--output: \"yaml\" prints the rules of one dry-run round and writes nothing (expected: with"
+                        + " --once --dry-run, or --output diff)");
+        assertThat(result.out()).isEmpty();
+    }
+
+    /** The YAML documents of {@code text}, as JSON trees. */
+    private static List<JsonNode> documents(String text) throws Exception {
+        try (var values = new YAMLMapper().readerFor(JsonNode.class).<JsonNode>readValues(text)) {
+            return values.readAll();
+        }
+    }
+
+    /** A rule as the API server holds it, reduced to what a manifest gives: no status, versions or uid. */
+    private static JsonNode asWritten(GenericKubernetesResource rule) {
+        ObjectMapper json = new ObjectMapper();
+        JsonNode tree = json.valueToTree(rule);
+        ObjectNode kept = json.createObjectNode();
+        kept.set("apiVersion", tree.get("apiVersion"));
+        kept.set("kind", tree.get("kind"));
+        ObjectNode metadata = kept.putObject("metadata");
+        for (String field : List.of("name", "namespace", "labels", "annotations")) {
+            if (tree.path("metadata").has(field)) {
+                metadata.set(field, tree.path("metadata").get(field));
+            }
+        }
+        kept.set("spec", tree.get("spec"));
+        return kept;
     }
 
     /** {@code rule from} → {@code to} → weight, read from the printed rules line by line. */

@@ -27,7 +27,10 @@ import java.util.function.IntFunction;
  * being applied moves A's traffic too), or, for an entry point, λ × its measured split by node.
  * Demand of callee group j = λ × B's ATPM share of j. Only proportions matter, so both are
  * quantised into flowUnits integer units by largest remainder with at least one unit per positive
- * value; a zero-rate edge is planned like any other (its fractions still configure the mesh).
+ * value; a zero-rate edge is planned like any other (its fractions still configure the mesh),
+ * except that under queue-aware routing a callee no call reached at all is split as its ATPM shares
+ * from every caller node (routeAsShares): the min-cost flow's answer there is a corner, each node's
+ * calls to itself, that no measurement supports and that the share cap walks back slowly.
  *
  * Slow-link filter [HEART §NTAM; docs/design.md#slow-link-filter]. The candidate links are all (caller node, callee
  * group) pairs, cost = one-way delay. An exact 1-D 2-means (TwoMeans) splits their delays into a
@@ -375,6 +378,20 @@ final class Ntam {
                         solved.iterations());
             }
         }
+        if (!(total > 0) && g > 0) {
+            // Nothing to measure the split against: every caller node sends its calls as ATPM shares the
+            // callee, not the min-cost flow's corner solution (each node to itself as far as the shares
+            // allow), which the share cap would then have to walk back when calls return.
+            List<Route> routes = new ArrayList<>();
+            for (int c = 0; c < calls.size(); c++) {
+                routes.add(routeAsShares(calls.get(c), shareSupplies.get(c), callee, calleeGroups, cluster, config));
+            }
+            double[] load = new double[n];
+            for (GroupShare group : callee.groups()) {
+                load[cluster.indexOf(group.node())] += group.share();
+            }
+            return new Planned(routes, load);
+        }
         if (fallback != null || g == 0) {
             List<Route> routes = new ArrayList<>();
             for (int c = 0; c < calls.size(); c++) {
@@ -585,6 +602,80 @@ final class Ntam {
                 route.prunedLinks(),
                 route.meanDelayMillis(),
                 explain);
+    }
+
+    /**
+     * A call edge into a callee that no call reached this round: from every caller node with a share
+     * supply, the callee's ATPM shares (to the flow units' resolution), so every group still gets
+     * exactly its share and no caller node's split is bent towards its own node by delays alone.
+     */
+    static Route routeAsShares(
+            Call call,
+            double[] shareSupply,
+            ComponentShares callee,
+            List<Group> calleeGroups,
+            Cluster cluster,
+            HeartConfig config) {
+        boolean entryPoint = !cluster.hasReplicas(call.caller());
+        int g = calleeGroups.size();
+        double[] shares = new double[g];
+        for (int j = 0; j < g; j++) {
+            shares[j] = Math.max(0, callee.groups().get(j).share());
+        }
+        double supplySum = sum(shareSupply);
+        if (!(supplySum > 0) || !(sum(shares) > 0)) {
+            return new Route(
+                    call.caller(),
+                    call.callee(),
+                    entryPoint,
+                    call.rate(),
+                    List.of(),
+                    List.of(),
+                    0,
+                    List.of("no caller node sends calls on this edge: nothing to route"));
+        }
+        int[] whole = Apportionment.largestRemainder(shares, config.flowUnits());
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < shareSupply.length; i++) {
+            if (shareSupply[i] > 0) {
+                order.add(i);
+            }
+        }
+        order.sort(Comparator.comparing(i -> cluster.nodes().get(i).name()));
+        List<NodeRoute> from = new ArrayList<>();
+        double delay = 0;
+        for (int i : order) {
+            double weight = shareSupply[i] / supplySum;
+            Map<String, Double> toNodes = new TreeMap<>();
+            Map<String, Double> toReplicas = new TreeMap<>();
+            for (int j = 0; j < g; j++) {
+                double fraction = (double) whole[j] / config.flowUnits();
+                if (!(fraction > 0)) {
+                    continue;
+                }
+                Group group = calleeGroups.get(j);
+                toNodes.merge(group.node(), fraction, Double::sum);
+                for (Replica replica : group.replicas()) {
+                    toReplicas.merge(replica.pod(), fraction / group.replicas().size(), Double::sum);
+                }
+                delay += weight * fraction * cluster.delayMillis(i, group.nodeIndex());
+            }
+            from.add(new NodeRoute(cluster.nodes().get(i).name(), call.rate() * weight, toNodes, toReplicas));
+        }
+        return new Route(
+                call.caller(),
+                call.callee(),
+                entryPoint,
+                call.rate(),
+                from,
+                List.of(),
+                delay,
+                List.of(String.format(
+                        Locale.ROOT,
+                        "no calls into %s this round: every caller node's calls split as its ATPM shares, not by"
+                                + " delays (no load to weigh them against); mean delay %s ms per call",
+                        callee.component(),
+                        Link.format(delay))));
     }
 
     /** Most filter steps --explain lists per edge; the rest are summarised. */

@@ -41,6 +41,12 @@ public final class Actuator {
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
 
+    private static final YAMLMapper MANIFEST = new YAMLMapper(new YAMLFactory()
+            .enable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+            .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR));
+
     /** What a round changes. */
     public enum Action {
         CREATE,
@@ -249,6 +255,24 @@ public final class Actuator {
         ObjectNode sorted = JSON.createObjectNode();
         new TreeMap<>(JSON.convertValue(labels, Map.class)).forEach((k, v) -> sorted.put(k.toString(), v.toString()));
         return sorted;
+    }
+
+    /**
+     * The rules a round would write, complete (apiVersion, kind, metadata with name, namespace and
+     * labels, spec), as YAML documents each starting with {@code ---}, in the order given: what
+     * {@code kubectl apply -f -} takes. Strings that YAML would read as numbers or booleans are quoted.
+     * Empty for no rules.
+     */
+    public static String manifests(List<ObjectNode> rules) {
+        StringBuilder text = new StringBuilder();
+        for (ObjectNode rule : rules) {
+            try {
+                text.append(MANIFEST.writeValueAsString(rule));
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot write YAML", e);
+            }
+        }
+        return text.toString();
     }
 
     static String yaml(JsonNode node) {

@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * stops; or one dry-run round on a recorded cluster. The command parses its options into
  * {@link Options}, calls {@link #run} and exits with what it returns; a {@link Refused} carries the
  * message and exit code of a run that could not start or was refused. Rounds and the start-up checks
- * are said through {@link Log}; rule changes are printed to {@code out}.
+ * are said through {@link Log}; rule changes are printed to {@code out}, or, with {@link Output#YAML},
+ * the rules themselves are, and the plan and the changes go to {@code err}.
  */
 public final class HeartRun {
 
@@ -41,6 +42,17 @@ public final class HeartRun {
         void error(String line);
     }
 
+    /** What a dry run prints on {@code out}. */
+    public enum Output {
+        /** The plan (a recorded cluster) and the changes to the rules Tailor owns, as a diff. */
+        DIFF,
+        /**
+         * Every rule the round would write, complete, as YAML documents for {@code kubectl apply -f -};
+         * the plan and the changes go to the other writer. One dry-run round only.
+         */
+        YAML
+    }
+
     /**
      * What to run.
      *
@@ -52,6 +64,8 @@ public final class HeartRun {
      * @param time           the instant the metrics are read at, or null for now
      * @param once           one round, then exit
      * @param dryRun         plan and print the rule changes; write nothing
+     * @param output         what a dry run prints on {@code out}; {@link Output#YAML} only with
+     *                       {@code once} and {@code dryRun}
      * @param metricsAddress HOST:PORT of the server when running continuously, or null for 0.0.0.0:9464
      * @param warmUpExamples the snapshots the planner warms up on before the loop's first round
      */
@@ -63,8 +77,17 @@ public final class HeartRun {
             Instant time,
             boolean once,
             boolean dryRun,
+            Output output,
             String metricsAddress,
-            Supplier<List<Snapshot>> warmUpExamples) {}
+            Supplier<List<Snapshot>> warmUpExamples) {
+
+        public Options {
+            output = output == null ? Output.DIFF : output;
+            if (output == Output.YAML && !(once && dryRun)) {
+                throw new IllegalArgumentException("output YAML is one dry-run round: once and dryRun");
+            }
+        }
+    }
 
     /** A run that could not start or was refused: the message says why, the exit code how. */
     public static final class Refused extends RuntimeException {
@@ -85,11 +108,15 @@ public final class HeartRun {
 
     private final Options options;
     private final PrintWriter out;
+    /** Where the plan and the changes go when {@code out} carries the rules as YAML. */
+    private final PrintWriter err;
+
     private final Log log;
 
-    private HeartRun(Options options, PrintWriter out, Log log) {
+    private HeartRun(Options options, PrintWriter out, PrintWriter err, Log log) {
         this.options = options;
         this.out = out;
+        this.err = err;
         this.log = log;
     }
 
@@ -100,7 +127,20 @@ public final class HeartRun {
      * @throws Refused when the run cannot start (exit code 2 for bad input) or must not write (1)
      */
     public static int run(Options options, PrintWriter out, Log log) throws InterruptedException {
-        return new HeartRun(options, out, log).run();
+        return run(options, out, out, log);
+    }
+
+    /**
+     * Runs as {@code options} say, the plan and the changes of {@link Output#YAML} on {@code err}; returns
+     * the exit code as {@link #run(Options, PrintWriter, Log)} does.
+     */
+    public static int run(Options options, PrintWriter out, PrintWriter err, Log log) throws InterruptedException {
+        return new HeartRun(options, out, err, log).run();
+    }
+
+    /** Where the plan and the change lines go: {@code out}, or {@code err} when {@code out} carries YAML. */
+    private PrintWriter planOut() {
+        return options.output() == Output.YAML ? err : out;
     }
 
     private int run() throws InterruptedException {
@@ -257,7 +297,8 @@ public final class HeartRun {
 
     /**
      * One dry-run round on the recorded cluster, metrics at {@code time}: prints the plan, then the rule
-     * changes as a diff against the recorded rules Tailor owns. Nothing is written.
+     * changes as a diff against the recorded rules Tailor owns (or, with {@link Output#YAML}, the plan
+     * and the changes on {@code err} and the rules on {@code out}). Nothing is written.
      */
     private int runRecorded(ControllerConfig settings, PrometheusClient prometheus, Instant time) {
         Path clusterFrom = options.clusterFrom();
@@ -274,10 +315,12 @@ public final class HeartRun {
                 settings, settings.planner().heartConfig(), prometheus, recorded, AtpmState.EMPTY, System::nanoTime);
         Controller.Round round = controller.round(time, true);
         if (round.failure() == null) {
+            PrintWriter plan = planOut();
             PlanTable.print(
-                    round.plan(), "cluster recorded in " + clusterFrom + ", metrics at " + time, false, false, out);
-            out.println();
-            out.println("DestinationRules (the changes to the recorded rules Tailor owns)");
+                    round.plan(), "cluster recorded in " + clusterFrom + ", metrics at " + time, false, false, plan);
+            plan.println();
+            plan.println("DestinationRules (the changes to the recorded rules Tailor owns)");
+            plan.flush();
         }
         // A recording's metrics are as old as the recording: without --at the queries ask for now.
         boolean noData = round.failure() == Controller.FailureReason.COMPONENT_WITHOUT_METRICS;
@@ -466,15 +509,32 @@ public final class HeartRun {
                 changed,
                 dryRun ? "would change" : "changed",
                 round.changes().size() - changed));
+        boolean yaml = options.output() == Output.YAML;
+        PrintWriter changes = planOut();
+        List<String> deleted = new java.util.ArrayList<>();
         for (Actuator.Change change : round.changes()) {
             if (change.action() == Actuator.Action.UNCHANGED) {
                 continue;
             }
-            out.println(change.action().name().toLowerCase(Locale.ROOT) + " DestinationRule " + change.namespace() + "/"
-                    + change.name());
-            if (dryRun) {
-                Actuator.diff(change).forEach(line -> out.println("    " + line));
+            changes.println(change.action().name().toLowerCase(Locale.ROOT) + " DestinationRule " + change.namespace()
+                    + "/" + change.name());
+            if (dryRun && !yaml) {
+                Actuator.diff(change).forEach(line -> changes.println("    " + line));
             }
+            if (change.action() == Actuator.Action.DELETE) {
+                deleted.add(change.namespace() + "/" + change.name());
+            }
+        }
+        changes.flush();
+        if (yaml) {
+            // Every rule the round wants, unchanged ones too: applied, the file leaves the rules as the round would.
+            log.info(round.desired().size() + " DestinationRule(s) printed as YAML"
+                    + (round.desired().isEmpty() ? ": the round wants no rule" : ""));
+            if (!deleted.isEmpty()) {
+                log.warn("kubectl apply -f does not delete: the round would also delete " + String.join(", ", deleted)
+                        + " (kubectl delete destinationrule -n NAMESPACE NAME)");
+            }
+            out.print(Actuator.manifests(round.desired()));
         }
         out.flush();
     }
