@@ -745,6 +745,32 @@ class NbdServeCommandTest {
     }
 
     @Test
+    void serve_onPortZeroWithoutAHost_listensOnAFreeLoopbackPort_andSaysWhichOnItsListeningLines() throws Exception {
+        // Was: --listen: ":0" (expected: HOST:PORT, ...), and --metrics-listen alike.
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--listen", ":0", "--metrics-listen", ":0");
+        try {
+            Pattern metrics = Pattern.compile("  metrics: http://127\\.0\\.0\\.1:(\\d+)/metrics, health: /healthz");
+            Matcher metricsLine = metrics.matcher(awaitLine(out, metrics));
+            assertThat(metricsLine.matches()).isTrue();
+            assertThat(Integer.parseInt(metricsLine.group(1))).isPositive();
+            Pattern serving = Pattern.compile(
+                    "tailor: serving 1 export on 127\\.0\\.0\\.1:(\\d+) \\(loopback only\\);" + " Ctrl-C stops");
+            Matcher servingLine = serving.matcher(awaitLine(out, serving));
+            assertThat(servingLine.matches()).isTrue();
+            int port = Integer.parseInt(servingLine.group(1));
+            assertThat(port).isPositive();
+            assertThat(exportSize("127.0.0.1", port, "disk")).isEqualTo(1L << 30);
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(Files.readString(err)).isEmpty();
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
     void stopWithARequestHungUpstream_saysAtOnceWhatItWaitsFor_thenThatItStopped() throws Exception {
         // A SIGTERM used to print nothing for the drain's up to 10 s, until "tailor: stopped".
         Path nbdkit = Tools.require("nbdkit", "nbdkit");

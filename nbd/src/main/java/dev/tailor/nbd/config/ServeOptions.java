@@ -714,14 +714,17 @@ public record ServeOptions(
         return text.isBlank() || text.matches(".*\\s.*") ? NbdConfig.quote(text) : text;
     }
 
-    /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */
+    /**
+     * {@code HOST:PORT}, {@code [IPv6]:PORT}, or {@code :PORT} for the default address, 127.0.0.1 ({@code :0}: any
+     * free port of it).
+     */
     public static InetSocketAddress parseListen(String text) {
         int colon = text.lastIndexOf(':');
-        if (colon <= 0 || colon == text.length() - 1) {
+        if (colon < 0 || colon == text.length() - 1) {
             throw new IllegalArgumentException(
                     "--listen: \"" + text + "\" (expected: HOST:PORT, e.g. 127.0.0.1:10809)");
         }
-        String host = text.substring(0, colon);
+        String host = colon == 0 ? LoopSettings.DEFAULT_HOST : text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
