@@ -55,6 +55,31 @@ class StorageSimulateCommandTest {
     }
 
     @Test
+    void reportInAFolderThatTakesNoFile_isBadInputBeforeAnyRun() {
+        // Linux's /proc takes no new file, whoever asks: root passed the old check (Files.isWritable), ran every run,
+        // then failed writing the report (exit 1, "cannot write the report to /proc: no such file or directory").
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--policies",
+                "fifo",
+                "--warmup-seconds",
+                "0",
+                "--duration-seconds",
+                "0.1",
+                "--threads",
+                "1",
+                "--report",
+                "/proc");
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err())
+                .isEqualTo("tailor: --report: cannot write in /proc (no such file or directory; expected: a writable"
+                        + " directory for index.html)\n");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
     void simulate_json_oneResultPerVariantAndPolicy_withTheDocumentedFields() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "storage",
