@@ -1,6 +1,5 @@
 package dev.tailor.cli;
 
-import dev.tailor.common.IoErrors;
 import dev.tailor.common.Numbers;
 import dev.tailor.lab.BurstExperiment;
 import dev.tailor.lab.ClusterRuns;
@@ -14,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -131,9 +131,10 @@ final class NbdExperimentCommand extends CommandGroup {
         }
 
         /**
-         * While open, a Ctrl-C or SIGTERM says on one line that the command stopped during its runs and wrote
-         * nothing, and removes the report folder it created while still empty (the programs it started are
-         * stopped by the rig). Without it the command ended silently and left that folder behind.
+         * While open, a Ctrl-C or SIGTERM says on one line how far the command got and what it wrote (its results
+         * go out whole or not at all, its report's pages together: {@link #print}, {@link #writeReport}), and removes
+         * the report folder it created while still empty (the programs it started are stopped by the rig). Without
+         * it the command ended silently and left that folder behind.
          */
         ClusterRuns.Stopping stopping() {
             ClusterRuns.Stopping stopping =
@@ -142,28 +143,34 @@ final class NbdExperimentCommand extends CommandGroup {
             return stopping;
         }
 
-        void print(List<String> markdown, Object json) {
+        /** Prints the results whole unless the command is being stopped; whether they were printed. */
+        boolean print(ClusterRuns.Stopping stopping, List<String> markdown, Object json) {
+            stopping.during("after the experiment's runs, printing its results");
             PrintWriter out = spec.commandLine().getOut();
-            if (format == SharedOptions.Format.json) {
-                out.println(Json.write(json));
-            } else {
-                markdown.forEach(out::println);
-            }
-            out.flush();
+            String text = format == SharedOptions.Format.json
+                    ? Json.write(json) + System.lineSeparator()
+                    : markdown.stream()
+                            .map(line -> line + System.lineSeparator())
+                            .collect(Collectors.joining());
+            return stopping.publish("the results printed", () -> {
+                out.print(text);
+                out.flush();
+            });
         }
 
-        void writeReport(String title, ExperimentReport.Section section) {
+        /** Writes the report's pages together unless the command is being stopped (see {@link #print}). */
+        void writeReport(ClusterRuns.Stopping stopping, String title, ExperimentReport.Section section) {
             if (report == null) {
                 return;
             }
-            try {
-                Path file = ExperimentReport.write(report, "index.html", title, List.of(section));
+            stopping.during("after the experiment's runs, writing the report");
+            Path file = stopping.writeReport(
+                    report, pages -> ExperimentReport.write(pages, "index.html", title, List.of(section)));
+            if (file != null) {
                 spec.commandLine()
                         .getErr()
                         .println("tailor: report written to "
                                 + file.toAbsolutePath().normalize());
-            } catch (IOException e) {
-                throw new CliException("cannot write the report to " + report + ": " + IoErrors.reason(e), 1, e);
             }
         }
     }
@@ -324,10 +331,14 @@ final class NbdExperimentCommand extends CommandGroup {
             try (ClusterRuns.Stopping stopping = stopping()) {
                 result = BurstExperiment.run(
                         settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
+                if (!print(stopping, BurstExperiment.markdown(result), BurstExperiment.json(result))) {
+                    return 1; // the stop said so
+                }
+                writeReport(
+                        stopping,
+                        "Tailor: segment admission with real clients (burst)",
+                        ExperimentReport.section(result, "burst"));
             }
-            print(BurstExperiment.markdown(result), BurstExperiment.json(result));
-            writeReport(
-                    "Tailor: segment admission with real clients (burst)", ExperimentReport.section(result, "burst"));
             return 0;
         }
 
@@ -484,11 +495,14 @@ final class NbdExperimentCommand extends CommandGroup {
             try (ClusterRuns.Stopping stopping = stopping()) {
                 result = LowLoadExperiment.run(
                         settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
+                if (!print(stopping, LowLoadExperiment.markdown(result), LowLoadExperiment.json(result))) {
+                    return 1; // the stop said so
+                }
+                writeReport(
+                        stopping,
+                        "Tailor: the I/O-priority event loop with a real client (low load)",
+                        ExperimentReport.section(result, "low-load"));
             }
-            print(LowLoadExperiment.markdown(result), LowLoadExperiment.json(result));
-            writeReport(
-                    "Tailor: the I/O-priority event loop with a real client (low load)",
-                    ExperimentReport.section(result, "low-load"));
             return 0;
         }
 

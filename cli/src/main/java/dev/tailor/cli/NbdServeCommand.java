@@ -99,7 +99,8 @@ final class NbdServeCommand implements Callable<Integer> {
             names = "--listen",
             paramLabel = "HOST:PORT",
             description = "Where to listen, overriding the config's"
-                    + " address and port; port 0 picks a free one. Default: 127.0.0.1:10809 (loopback only), or none with"
+                    + " address and port; :PORT is 127.0.0.1:PORT; port 0 picks a free one (the banner gives it)."
+                    + " Default: 127.0.0.1:10809 (loopback only), or none with"
                     + " --unix.")
     String listen;
 
@@ -192,7 +193,7 @@ final class NbdServeCommand implements Callable<Integer> {
             paramLabel = "HOST:PORT",
             description = "Serve /metrics (Prometheus text"
                     + " format: per-export I/O, slow requests with their admission and backend time, per-request loop"
-                    + " tracing, the loops' and admission's metrics) and /healthz over HTTP here; port 0 picks a free one;"
+                    + " tracing, the loops' and admission's metrics) and /healthz over HTTP here; :PORT is 127.0.0.1:PORT; port 0 picks a free one;"
                     + " tailor nbd top shows them live. Default: the config's loop.metricsListen, else none.")
     String metricsListen;
 

@@ -95,10 +95,13 @@ final class SharedOptions {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new CliException(option + ": cannot create " + dir + " (" + IoErrors.reason(e) + ")");
+            throw new CliException(option + ": cannot create " + dir + " (" + IoErrors.reason(e)
+                    + "; expected: a writable directory for index.html)");
         }
-        if (!Files.isWritable(dir)) {
-            throw new CliException(option + ": " + dir + " is not writable");
+        String unwritable = IoErrors.cannotCreateIn(dir);
+        if (unwritable != null) {
+            throw new CliException(option + ": cannot write in " + dir + " (" + unwritable
+                    + "; expected: a writable directory for index.html)");
         }
         return dir;
     }

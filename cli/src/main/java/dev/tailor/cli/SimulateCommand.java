@@ -14,6 +14,7 @@ import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,7 @@ import picocli.CommandLine.Option;
             "  tailor heart simulate --dataset my-app/ --entry web-gateway --policies heart,least-request",
             "",
             "Scenario files: docs/simulator.md. Your own application's data: docs/datasets.md.",
-            "Exit codes: 0 done, 1 failed while running, 2 bad input."
+            "Exit codes: 0 done, 1 failed while running, 2 bad input, 130/143 stopped by Ctrl-C/SIGTERM."
         })
 final class SimulateCommand implements Callable<Integer> {
 
@@ -205,47 +206,67 @@ final class SimulateCommand implements Callable<Integer> {
         // Created only once every other input is known to be good: bad input writes nothing.
         Path createdFrom = ClusterRuns.Stopping.firstMissing(reportOption.report);
         Path report = reportOption.checked();
-        List<RunResult> results;
-        try (ClusterRuns.Stopping stopping =
-                ClusterRuns.Stopping.on(err, runs.size(), createdFrom == null ? null : report, createdFrom)) {
+        // A stop (Ctrl-C, SIGTERM) says how far the command got and removes the report folder it created; the
+        // results go out whole or not at all, and the report's pages together.
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), report, createdFrom)) {
             err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                     + base.name()
                     + " (" + Numbers.written(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
                     + Numbers.written(base.durationSecondsOr(durationSeconds))
                     + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
                     + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
-            results = ClusterRuns.execute(runs, configs, workers, err, stopping);
-        }
-        List<SeedCells.Cell> cells = seeds == 1 ? null : SeedCells.of(results);
-        if (format.json()) {
-            out.println(Json.write(Map.of("results", cells == null ? results : cells)));
-        } else {
-            if (cells == null) {
-                SimulationOutput.table(out, results);
+            List<RunResult> results = ClusterRuns.execute(runs, configs, workers, err, stopping);
+            stopping.during("printing its results");
+            List<SeedCells.Cell> cells = seeds == 1 ? null : SeedCells.of(results);
+            StringWriter text = new StringWriter();
+            PrintWriter printed = new PrintWriter(text);
+            if (format.json()) {
+                printed.println(Json.write(Map.of("results", cells == null ? results : cells)));
             } else {
-                SimulationOutput.cellTable(out, cells);
+                if (cells == null) {
+                    SimulationOutput.table(printed, results);
+                } else {
+                    SimulationOutput.cellTable(printed, cells);
+                }
+                printed.println();
+                printed.println(SimulationOutput.speed(results));
             }
-            out.println();
-            out.println(SimulationOutput.speed(results));
-        }
-        SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
-        String unseen = unseenChanges(base);
-        if (unseen != null) {
-            err.println("tailor: warning: " + unseen);
-        }
-        if (report != null) {
-            List<String> intro = new ArrayList<>(List.of(base.description()));
+            printed.flush();
+            if (!stopping.publish("the results printed", () -> {
+                out.print(text);
+                out.flush();
+            })) {
+                return 1; // the stop said so
+            }
+            SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
+            String unseen = unseenChanges(base);
             if (unseen != null) {
-                intro.add("Warning: " + unseen + ".");
+                err.println("tailor: warning: " + unseen);
             }
-            if (cells != null) {
-                intro.add("Every cell ran with " + seeds + " seeds (" + firstSeed + " .. " + (firstSeed + seeds - 1)
-                        + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts are"
-                        + " summed; the latency CDFs pool the seeds' requests.");
+            if (report != null) {
+                stopping.during("writing the report");
+                List<String> intro = new ArrayList<>(List.of(base.description()));
+                if (unseen != null) {
+                    intro.add("Warning: " + unseen + ".");
+                }
+                if (cells != null) {
+                    intro.add("Every cell ran with " + seeds + " seeds (" + firstSeed + " .. " + (firstSeed + seeds - 1)
+                            + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts"
+                            + " are summed; the latency CDFs pool the seeds' requests.");
+                }
+                Path file = stopping.writeReport(
+                        report,
+                        pages -> ClusterRuns.writeReport(
+                                pages,
+                                "Tailor cluster simulation: " + base.name(),
+                                intro,
+                                results,
+                                cells,
+                                List.of(base)));
+                if (file != null) {
+                    err.println("tailor: report written to " + file);
+                }
             }
-            Path file = ClusterRuns.writeReport(
-                    report, "Tailor cluster simulation: " + base.name(), intro, results, cells, List.of(base));
-            err.println("tailor: report written to " + file);
         }
         return 0;
     }

@@ -11,6 +11,7 @@ import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.StorageSweep;
 import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -62,7 +63,7 @@ import picocli.CommandLine.Option;
             "Scenarios: burst-microbench, underload, big-requests, mix50, mix-many (synthetic), deployed-like and"
                     + " robustness[-<mix>] (need the shared data; TAILOR_DATA_DIR), or a YAML file"
                     + " (docs/storage-simulator.md).",
-            "Exit codes: 0 done, 1 failed while running, 2 bad input."
+            "Exit codes: 0 done, 1 failed while running, 2 bad input, 130/143 stopped by Ctrl-C/SIGTERM."
         })
 final class StorageSimulateCommand implements Callable<Integer> {
 
@@ -166,48 +167,62 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 runs.stream().map(StorageSweep.Run::policy).distinct().toList());
         setupNotes.forEach(note -> err.println("note: " + note));
         workers = Math.min(workers, runs.size()); // a run is one thread's work
-        List<StorageRunResult> results;
-        // A stop (Ctrl-C, SIGTERM) says how far the runs got and removes the report folder it created.
-        try (ClusterRuns.Stopping stopping =
-                ClusterRuns.Stopping.on(err, runs.size(), createdFrom == null ? null : report, createdFrom)) {
+        // A stop (Ctrl-C, SIGTERM) says how far the command got and removes the report folder it created; the
+        // results go out whole or not at all, and the report's pages together.
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), report, createdFrom)) {
             err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                     + variant.name() + " (" + Numbers.written(variant.warmupSeconds()) + " s warm-up + "
                     + StorageRuns.measured(runs) + ") on " + workers + " thread"
                     + (workers == 1 ? "" : "s"));
-            results = StorageRuns.execute(runs, workers, err, stopping);
-        }
-        SweepSummary summary = SweepSummary.of(results);
-        boolean sweep = summary.cells() > 1;
-        if (format.json()) {
-            // Results first, then the summary, in every run: a LinkedHashMap keeps the order (Map.of does not).
-            Map<String, Object> json = new LinkedHashMap<>();
-            json.put("results", results);
-            if (sweep) {
-                json.put("summary", summary);
+            List<StorageRunResult> results = StorageRuns.execute(runs, workers, err, stopping);
+            stopping.during("printing its results");
+            SweepSummary summary = SweepSummary.of(results);
+            boolean sweep = summary.cells() > 1;
+            StringWriter text = new StringWriter();
+            PrintWriter printed = new PrintWriter(text);
+            if (format.json()) {
+                // Results first, then the summary, in every run: a LinkedHashMap keeps the order (Map.of does not).
+                Map<String, Object> json = new LinkedHashMap<>();
+                json.put("results", results);
+                if (sweep) {
+                    json.put("summary", summary);
+                }
+                printed.println(Json.write(json));
+            } else {
+                StorageOutput.table(printed, results, perTenant);
+                printed.println();
+                if (sweep) {
+                    StorageOutput.summary(printed, summary);
+                    printed.println();
+                }
+                printed.println(StorageOutput.speed(results));
             }
-            out.println(Json.write(json));
-        } else {
-            StorageOutput.table(out, results, perTenant);
-            out.println();
-            if (sweep) {
-                StorageOutput.summary(out, summary);
-                out.println();
+            printed.flush();
+            if (!stopping.publish("the results printed", () -> {
+                out.print(text);
+                out.flush();
+            })) {
+                return 1; // the stop said so
             }
-            out.println(StorageOutput.speed(results));
-        }
-        List<String> warnings = StorageOutput.warnings(results);
-        warnings.forEach(w -> err.println("tailor: warning: " + w));
-        if (report != null) {
-            // The report says what the command warned of, beside the setup's notes.
-            List<String> notes = new ArrayList<>(setupNotes);
-            warnings.forEach(w -> notes.add("warning: " + w));
-            Path file = StorageRuns.writeReport(
-                    report,
-                    "Tailor storage simulation: " + variant.name(),
-                    List.of(variant.description()),
-                    notes,
-                    results);
-            err.println("tailor: report written to " + file);
+            List<String> warnings = StorageOutput.warnings(results);
+            warnings.forEach(w -> err.println("tailor: warning: " + w));
+            if (report != null) {
+                stopping.during("writing the report");
+                // The report says what the command warned of, beside the setup's notes.
+                List<String> notes = new ArrayList<>(setupNotes);
+                warnings.forEach(w -> notes.add("warning: " + w));
+                Path file = stopping.writeReport(
+                        report,
+                        pages -> StorageRuns.writeReport(
+                                pages,
+                                "Tailor storage simulation: " + variant.name(),
+                                List.of(variant.description()),
+                                notes,
+                                results));
+                if (file != null) {
+                    err.println("tailor: report written to " + file);
+                }
+            }
         }
         return 0;
     }

@@ -112,6 +112,21 @@ class NbdExperimentCommandTest {
                 "--dir: cannot create " + file.resolve("sub"));
     }
 
+    @Test
+    void dirOrReportInAFolderThatTakesNoFile_isExit2NamingTheOptionAndTheReason_beforeAnyProgramStarts() {
+        // Linux's /proc takes no new file, whoever asks: root passed the old check (Files.isWritable); --dir then
+        // failed with a stack trace when fio's output was opened, --report after the whole experiment.
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        assertBad(
+                new String[] {"low-load", "--dir", "/proc"},
+                "tailor: --dir: cannot write in /proc (no such file or directory; expected: a writable directory for"
+                        + " fio's output and the proxy's logs)\n");
+        assertBad(
+                new String[] {"burst", "--report", "/proc", "--dir", dir.toString()},
+                "tailor: --report: cannot write in /proc (no such file or directory; expected: a writable directory"
+                        + " for index.html)\n");
+    }
+
     private static void assertBad(String[] args, String message) {
         String[] all = new String[args.length + 2];
         all[0] = "nbd";

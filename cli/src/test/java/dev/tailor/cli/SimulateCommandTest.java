@@ -170,6 +170,35 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_reportInAFolderThatTakesNoFile_isBadInputBeforeAnyRun() {
+        // Linux's /proc takes no new file, whoever asks: root passed the old check (Files.isWritable), ran every run,
+        // then failed writing the report (exit 1).
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--rps",
+                "50",
+                "--policies",
+                "least-request",
+                "--warmup-seconds",
+                "0",
+                "--duration-seconds",
+                "1",
+                "--threads",
+                "1",
+                "--report",
+                "/proc/");
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err())
+                .isEqualTo("tailor: --report: cannot write in /proc (no such file or directory; expected: a writable"
+                        + " directory for index.html)\n");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
     void simulate_fewerRequestsThanAPercentileNeeds_printsNotResolvable_notTheSlowestSample() throws IOException {
         Path report = dir.resolve("report");
         PlanCommandTest.Result result = tailor(

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -52,6 +55,94 @@ class StorageSimulateCommandTest {
                         + " every run is done)\n");
         assertThat(dir.resolve("R")).doesNotExist();
         assertThat(SimulateCommandTest.read(dir.resolve("out.txt"))).isEmpty();
+    }
+
+    @Test
+    void simulate_stoppedBySigtermWhilePrintingItsResults_printsThemWhole_andSaysWhatWentOut() throws Exception {
+        // Was: the stop's line went with the runs, so a SIGTERM while the results were printed ended the command
+        // without a word (exit 143), its output cut where the signal came, the report folder left as it was.
+        Path report = dir.resolve("report");
+        Path err = dir.resolve("err.txt");
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.tailor.cli.Tailor"));
+        // 16 runs (4 policies, 4 burst sizes): their JSON, over 400 KB, is more than a pipe holds; unread, it holds the
+        // command in its print.
+        command.addAll(List.of(
+                "storage",
+                "simulate",
+                "--policies",
+                "fifo,static-cap,token-bucket,mclock",
+                "--warmup-seconds",
+                "0",
+                "--duration-seconds",
+                "0.1",
+                "--threads",
+                "1",
+                "--format",
+                "json",
+                "--report",
+                report.toString()));
+        Process process =
+                new ProcessBuilder(command).redirectError(err.toFile()).start();
+        String out;
+        try {
+            Await.until(
+                    "the results to be printed",
+                    () -> {
+                        try {
+                            return process.getInputStream().available() > 0;
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    },
+                    () -> SimulateCommandTest.read(err));
+            process.toHandle().destroy(); // SIGTERM, leaving the pipe open (Process.destroy closes it)
+            out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        assertThat(process.exitValue()).isEqualTo(143);
+        assertThat(new ObjectMapper().readTree(out).get("results").size())
+                .as("printed whole")
+                .isEqualTo(16);
+        String said = SimulateCommandTest.read(err);
+        assertThat(said).contains("tailor: stopped after the 16 runs, ").contains("; the results printed");
+        // The report's pages go out together or not at all: a folder the command created goes while empty.
+        if (said.contains("the report written")) {
+            assertThat(report.resolve("index.html")).exists();
+        } else {
+            assertThat(said).contains("no report written (its pages come all together)");
+            assertThat(report).doesNotExist();
+        }
+    }
+
+    @Test
+    void reportInAFolderThatTakesNoFile_isBadInputBeforeAnyRun() {
+        // Linux's /proc takes no new file, whoever asks: root passed the old check (Files.isWritable), ran every run,
+        // then failed writing the report (exit 1, "cannot write the report to /proc: no such file or directory").
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--policies",
+                "fifo",
+                "--warmup-seconds",
+                "0",
+                "--duration-seconds",
+                "0.1",
+                "--threads",
+                "1",
+                "--report",
+                "/proc");
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err())
+                .isEqualTo("tailor: --report: cannot write in /proc (no such file or directory; expected: a writable"
+                        + " directory for index.html)\n");
+        assertThat(result.out()).isEmpty();
     }
 
     @Test

@@ -10,7 +10,9 @@ import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import javax.net.ssl.SSLException;
 
@@ -39,6 +41,20 @@ public final class IoErrors {
             return network;
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /**
+     * Why no file can be created in the folder {@code dir}, in {@link #reason}'s words, or null when one can: a hidden
+     * file is created there and removed. {@link Files#isWritable} is no such check: for root it passes on any folder,
+     * also on one that takes no file (a read-only file system, Linux's /proc).
+     */
+    public static String cannotCreateIn(Path dir) {
+        try {
+            Files.delete(Files.createTempFile(dir, ".tailor-", ".tmp"));
+            return null;
+        } catch (IOException e) {
+            return reason(e);
+        }
     }
 
     /**

@@ -197,11 +197,12 @@ public final class ClusterRuns {
         /**
          * Opened before the command says it starts the runs.
          *
-         * @param createdReport the report folder when this command created it, else {@code null}
-         * @param createdFrom the outermost folder created with it ({@link #firstMissing} before creating it)
+         * @param report the report folder asked for, or {@code null}
+         * @param createdFrom the outermost folder the command created for it ({@link #firstMissing} before creating
+         *     it), or {@code null} when it existed
          */
-        public static Stopping on(PrintWriter err, int total, Path createdReport, Path createdFrom) {
-            return new Stopping(err, total, "run", createdReport, createdReport == null ? null : createdFrom);
+        public static Stopping on(PrintWriter err, int total, Path report, Path createdFrom) {
+            return new Stopping(err, total, "run", report, report == null ? null : createdFrom);
         }
 
         /**
@@ -332,6 +333,32 @@ public final class ClusterRuns {
             } finally {
                 lock.unlock();
             }
+        }
+
+        /**
+         * The report's pages, written by {@code write} into {@link #staging} (it returns the page to name, its
+         * index.html), published into {@code report} together ({@link #publishReport}); that page in {@code report},
+         * or null when a stop came meanwhile (the stop says so). Pages whose writing failed are removed.
+         *
+         * @throws LabException (exit 1) naming the folder and the system's reason
+         */
+        public Path writeReport(Path report, Pages write) {
+            try {
+                Path page = write.into(staging(report));
+                return publishReport(report) ? report.resolve(page.getFileName().toString()) : null;
+            } catch (IOException e) {
+                discardReport();
+                throw new LabException("cannot write the report to " + report + ": " + IoErrors.reason(e), 1, e);
+            } catch (RuntimeException e) {
+                discardReport();
+                throw e;
+            }
+        }
+
+        /** What writes a report's pages into a folder, returning the one to name. */
+        @FunctionalInterface
+        public interface Pages {
+            Path into(Path dir) throws IOException;
         }
 
         /** Removes the pages written to {@link #staging} without publishing them (their writing failed). */

@@ -79,9 +79,10 @@ public final class ExperimentRig implements AutoCloseable {
             throw new LabException("--dir: cannot create " + dir + " (" + IoErrors.reason(e) + "; expected: a directory"
                     + " for fio's output and the proxy's logs)");
         }
-        if (!Files.isWritable(dir)) {
-            throw new LabException("--dir: " + dir + " is not writable (expected: a directory for fio's output and"
-                    + " the proxy's logs)");
+        String unwritable = IoErrors.cannotCreateIn(dir);
+        if (unwritable != null) {
+            throw new LabException("--dir: cannot write in " + dir + " (" + unwritable + "; expected: a writable"
+                    + " directory for fio's output and the proxy's logs)");
         }
         return dir;
     }

@@ -128,6 +128,44 @@ class StoppingTest {
     }
 
     @Test
+    void writeReport_putsThePagesInTogether_orNoneWhenTheirWritingFails() throws IOException {
+        Path report = dir.resolve("report");
+        Files.createDirectories(report);
+        Files.writeString(report.resolve("index.html"), "the previous run's");
+        try (ClusterRuns.Stopping stopping =
+                ClusterRuns.Stopping.on(new PrintWriter(new StringWriter(), true), 1, report, null)) {
+            stopping.done(1);
+            Path written = stopping.writeReport(report, pages -> {
+                Files.writeString(pages.resolve("plot.png"), "this run's");
+                throw new java.nio.file.NoSuchFileException(
+                        pages.resolve("index.html").toString());
+            });
+            assertThat(written).as("not reached").isNull();
+        } catch (LabException e) {
+            assertThat(e.exitCode()).isEqualTo(1);
+            assertThat(e.getMessage())
+                    .isEqualTo("cannot write the report to " + report + ": no such file or directory");
+        }
+        try (var files = Files.list(report)) {
+            assertThat(files)
+                    .as("no staging folder, no page of the failed run")
+                    .containsExactly(report.resolve("index.html"));
+        }
+        StringWriter err = new StringWriter();
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), 1, report, null)) {
+            stopping.done(1);
+            stopping.during("writing the report");
+            Path written =
+                    stopping.writeReport(report, pages -> Files.writeString(pages.resolve("index.html"), "this run's"));
+            assertThat(written).isEqualTo(report.resolve("index.html"));
+            stopping.stop();
+        }
+        assertThat(report.resolve("index.html")).hasContent("this run's");
+        assertThat(err.toString())
+                .isEqualTo("tailor: stopped after the 1 run, writing the report; the report written\n");
+    }
+
+    @Test
     void publishedReport_movesEveryPageIn_andAStopAfterItSaysSo() throws IOException {
         Path report = dir.resolve("demo");
         StringWriter err = new StringWriter();

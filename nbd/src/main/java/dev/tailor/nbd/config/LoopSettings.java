@@ -28,7 +28,8 @@ import java.util.List;
  * @param maintenanceBusyMicros   CPU time of one synthetic maintenance task, µs (default 0: off)
  * @param maintenanceTasks        maintenance tasks submitted per run (default 1)
  * @param metricsListen           {@code HOST:PORT} to serve {@code /metrics} and {@code /healthz} on
- *                                over HTTP (default none; port 0 picks a free one); {@code tailor nbd
+ *                                over HTTP (default none; port 0 picks a free one; {@code :PORT} is
+ *                                {@value #DEFAULT_HOST}:PORT, as for {@code --listen}); {@code tailor nbd
  *                                serve --metrics-listen}; served by the server's {@code MetricsEndpoint}
  * @param slowRequestThresholdMillis a request taking longer than this, decoded to answered, is slow (ms, 0.001 to
  *                                60,000; default {@value #DEFAULT_SLOW_REQUEST_THRESHOLD_MILLIS});
@@ -66,6 +67,9 @@ public record LoopSettings(
 
     /** Every default: priority mode, no maintenance, no metrics file or endpoint. */
     public static final LoopSettings DEFAULTS = builder().build();
+
+    /** The address of a listener given as {@code :PORT}: loopback, the server's default address. */
+    public static final String DEFAULT_HOST = "127.0.0.1";
 
     public LoopSettings {
         mode = mode == null ? "priority" : mode;
@@ -121,7 +125,7 @@ public record LoopSettings(
             return new MetricsListen(null, null);
         }
         int colon = metricsListen.lastIndexOf(':');
-        String host = colon < 0 ? "" : metricsListen.substring(0, colon);
+        String host = colon < 0 ? "" : colon == 0 ? DEFAULT_HOST : metricsListen.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }

@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * The options of {@code tailor nbd serve} as given on the command line (numbers and switches as
  * written, so a message can quote them), and what they build: the server's {@link NbdConfig} from a
  * config file or from the options alone, with the options over the file's settings. Every problem
- * is an {@link IllegalArgumentException} naming the option ({@code --admission-iops: "x" (expected:
+ * is an {@link IllegalArgumentException} naming the option ({@code --admission-iops: x (expected:
  * ...)}).
  */
 public record ServeOptions(
@@ -473,7 +473,7 @@ public record ServeOptions(
                 parsed = -1;
             }
             if (parsed < 1 || parsed > FairDispatchSettings.MAX_DEPTH) {
-                throw new IllegalArgumentException("--fair-dispatch-depth: \"" + fairDispatchDepth + "\" (expected: "
+                throw new IllegalArgumentException("--fair-dispatch-depth: " + shown(fairDispatchDepth) + " (expected: "
                         + FairDispatchSettings.DEPTH_EXPECTED + ", e.g. 8)");
             }
             if (!new FairDispatchSettings(enabled, null).on(admission)) {
@@ -530,7 +530,7 @@ public record ServeOptions(
             value = Double.NaN;
         }
         if (!Double.isFinite(value)) {
-            throw new IllegalArgumentException(option + ": \"" + text + "\" (expected: " + expected + ")");
+            throw new IllegalArgumentException(option + ": " + shown(text) + " (expected: " + expected + ")");
         }
         return value;
     }
@@ -670,7 +670,7 @@ public record ServeOptions(
             seconds = Double.NaN;
         }
         if (!(seconds == 0 || seconds >= 0.01 && seconds <= Limits.MAX_IDLE_TIMEOUT_SECONDS)) {
-            throw new IllegalArgumentException("--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds, "
+            throw new IllegalArgumentException("--idle-timeout: " + shown(text) + " (expected: off, 0, or seconds, "
                     + dev.tailor.common.Numbers.interval(false, 0.01, Limits.MAX_IDLE_TIMEOUT_SECONDS) + ")");
         }
         return seconds;
@@ -686,7 +686,7 @@ public record ServeOptions(
         }
         if (!LoopSettings.validSlowThreshold(millis)) {
             throw new IllegalArgumentException(
-                    "--slow-threshold: \"" + text + "\" (expected: " + LoopSettings.SLOW_THRESHOLD_EXPECTED + ")");
+                    "--slow-threshold: " + shown(text) + " (expected: " + LoopSettings.SLOW_THRESHOLD_EXPECTED + ")");
         }
         return millis;
     }
@@ -700,20 +700,31 @@ public record ServeOptions(
             seconds = -1;
         }
         if (seconds < 2 || seconds > 86_400) {
-            throw new IllegalArgumentException(
-                    "--slow-window: \"" + text + "\" (expected: seconds, " + NbdConfig.whole(2, 86_400) + ", e.g. 60)");
+            throw new IllegalArgumentException("--slow-window: " + shown(text) + " (expected: seconds, "
+                    + NbdConfig.whole(2, 86_400) + ", e.g. 60)");
         }
         return seconds;
     }
 
-    /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */
+    /**
+     * A number option's value as written, bare as the other options' numbers are echoed ({@code --threads: x}),
+     * in double quotes only when it is empty or holds a space, which would not show otherwise.
+     */
+    private static String shown(String text) {
+        return text.isBlank() || text.matches(".*\\s.*") ? NbdConfig.quote(text) : text;
+    }
+
+    /**
+     * {@code HOST:PORT}, {@code [IPv6]:PORT}, or {@code :PORT} for the default address, 127.0.0.1 ({@code :0}: any
+     * free port of it).
+     */
     public static InetSocketAddress parseListen(String text) {
         int colon = text.lastIndexOf(':');
-        if (colon <= 0 || colon == text.length() - 1) {
+        if (colon < 0 || colon == text.length() - 1) {
             throw new IllegalArgumentException(
                     "--listen: \"" + text + "\" (expected: HOST:PORT, e.g. 127.0.0.1:10809)");
         }
-        String host = text.substring(0, colon);
+        String host = colon == 0 ? LoopSettings.DEFAULT_HOST : text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }

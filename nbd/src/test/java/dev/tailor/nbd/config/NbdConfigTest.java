@@ -104,6 +104,18 @@ class NbdConfigTest {
     }
 
     @Test
+    void metricsListenWithoutAHost_isTheLoopbackAddress_asForTheListenOption() {
+        // Was: loop.metricsListen: ":0" (expected: HOST:PORT, ...), while port: 0 was taken.
+        NbdConfig config = parse("{loop: {metricsListen: ':0'}, exports: [{name: disk, file: disk.img, size: 1GiB}]}");
+        assertThat(config.loop().metricsAddress()).isEqualTo(new java.net.InetSocketAddress("127.0.0.1", 0));
+        assertThat(ServeOptions.parseListen(":0").getHostString()).isEqualTo("127.0.0.1");
+        assertThat(ServeOptions.parseListen(":0").getPort()).isZero();
+        assertThatThrownBy(
+                        () -> parse("{loop: {metricsListen: '9810'}, exports: [{name: d, file: d.img, size: 1GiB}]}"))
+                .hasMessageContaining("loop.metricsListen: \"9810\" (expected: HOST:PORT");
+    }
+
+    @Test
     void minimalConfig_takesTheDefaults() {
         NbdConfig config = parse("exports: [{name: disk, file: disk.img, size: 1GiB}]");
         assertThat(config.address()).isEqualTo("127.0.0.1");
