@@ -216,7 +216,8 @@ final class NbdExperimentCommand extends CommandGroup {
                 "  tailor nbd experiment burst --rounds 2 --modes off,paper --reserve 0.35",
                 "  tailor nbd experiment burst --modes off,on    # admission off vs on only, about 5 minutes",
                 "",
-                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."
+                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option, 130/143 stopped"
+                        + " by Ctrl-C/SIGTERM."
             })
     static final class Burst extends Common implements Callable<Integer> {
 
@@ -427,7 +428,8 @@ final class NbdExperimentCommand extends CommandGroup {
                 "  tailor nbd experiment low-load --rounds 3 --report out/low-load  # README's figures, 5 minutes",
                 "  tailor nbd experiment low-load --rounds 2 --tasks 8 --busy-us 25 --period-us 1000",
                 "",
-                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."
+                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option, 130/143 stopped"
+                        + " by Ctrl-C/SIGTERM."
             })
     static final class LowLoad extends Common implements Callable<Integer> {
 
