@@ -179,6 +179,13 @@ import dev.tailor.common.Numbers;
  *                                   The bound stays that of overlapping advances. Off: every request may
  *                                   take an overlapping advance when {@link #overlappingAdvances} is on.
  *                                   The storage simulator's {@code credit-gated-advances} turns both on
+ * @param diskOrderAcrossGuarantee   (ours, an option, default off) a request of a disk that has requests
+ *                                   waiting in admission does not take the baseline guarantee itself: it
+ *                                   waits behind them, and what the disk's guarantee bucket holds admits
+ *                                   the disk's oldest waiting requests first, at each call. Per disk the
+ *                                   amount the guarantee admits is unchanged; only the order within the
+ *                                   disk is first come, first served. Off: a request the bucket covers is
+ *                                   admitted at once, ahead of its own disk's older waiting requests
  * @param finishTagDoor              (ours, an option, default off; refines {@link #fairDispatch}) the
  *                                   door lets in the waiting disk head with the least finish tag,
  *                                   start + cost ÷ weight (start = max(the disk's tag, virtual time − lag)
@@ -223,7 +230,8 @@ public record AdmissionConfig(
         boolean oversizeAdvance,
         boolean overlappingAdvances,
         boolean creditGatedAdvances,
-        boolean finishTagDoor) {
+        boolean finishTagDoor,
+        boolean diskOrderAcrossGuarantee) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -363,6 +371,7 @@ public record AdmissionConfig(
         private boolean overlappingAdvances = false;
         private boolean creditGatedAdvances = false;
         private boolean finishTagDoor = false;
+        private boolean diskOrderAcrossGuarantee = false;
 
         private Builder() {}
 
@@ -399,6 +408,7 @@ public record AdmissionConfig(
             overlappingAdvances = from.overlappingAdvances;
             creditGatedAdvances = from.creditGatedAdvances;
             finishTagDoor = from.finishTagDoor;
+            diskOrderAcrossGuarantee = from.diskOrderAcrossGuarantee;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -593,6 +603,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#diskOrderAcrossGuarantee}. */
+        public Builder diskOrderAcrossGuarantee(boolean value) {
+            diskOrderAcrossGuarantee = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -633,7 +649,8 @@ public record AdmissionConfig(
                     oversizeAdvance,
                     overlappingAdvances,
                     creditGatedAdvances,
-                    finishTagDoor);
+                    finishTagDoor,
+                    diskOrderAcrossGuarantee);
         }
     }
 }

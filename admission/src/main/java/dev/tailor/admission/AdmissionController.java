@@ -243,6 +243,10 @@ public final class AdmissionController {
     private long fifoNowNanos;
     private final double capacityPerNano;
     private final ArrayDeque<Ticket> waitingInArrivalOrder = new ArrayDeque<>();
+    /** Disk order across the guarantee: per disk its requests waiting here (null when off). */
+    private final int[] waitingOfDisk;
+    /** Disk order across the guarantee: per disk its queued requests in arrival order, admitted ones skipped lazily. */
+    private final ArrayDeque<Ticket>[] waitingByDisk;
     /**
      * Fifo deadline: per disk, its credits (baseline × time − cost of its requests, from 0, at most R·Δ of
      * baseline), and that depth; a request that leaves them non-negative has a deadline.
@@ -299,6 +303,18 @@ public final class AdmissionController {
         this.baselineDepth = new double[diskCount];
         this.overdraftTokens = new double[diskCount];
         this.overdraftDepth = new double[diskCount];
+        if (config.baselineGuarantee() && config.diskOrderAcrossGuarantee()) {
+            this.waitingOfDisk = new int[diskCount];
+            @SuppressWarnings("unchecked")
+            ArrayDeque<Ticket>[] byDisk = new ArrayDeque[diskCount];
+            for (int d = 0; d < diskCount; d++) {
+                byDisk[d] = new ArrayDeque<>();
+            }
+            this.waitingByDisk = byDisk;
+        } else {
+            this.waitingOfDisk = null;
+            this.waitingByDisk = null;
+        }
         double[] guaranteed = guaranteedBaselines(config, segmentMap);
         for (int d = 0; d < diskCount; d++) {
             double perSecond = guaranteed[d];
@@ -499,7 +515,12 @@ public final class AdmissionController {
                 fifoCredits[disk] -= cost;
             }
             boolean withinBaseline = false;
-            if (config.baselineGuarantee() && guaranteeHolds(baselineTokens[disk], baselineDepth[disk], cost)) {
+            // With disk order across the guarantee, a disk's requests waiting here go first: what its bucket
+            // holds is theirs at the next call, and this one waits behind them.
+            boolean behindOwnDisk = waitingOfDisk != null && waitingOfDisk[disk] > 0;
+            if (config.baselineGuarantee()
+                    && !behindOwnDisk
+                    && guaranteeHolds(baselineTokens[disk], baselineDepth[disk], cost)) {
                 baselineTokens[disk] -= cost;
                 withinBaseline = true;
             }
@@ -538,7 +559,8 @@ public final class AdmissionController {
                 // Within its baseline, but the pools and its overdraft are spent: it waits as steady, and
                 // steady queues are served first.
                 pool.markDeficit();
-            } else if (steady ? queues.size(first, SegmentClass.STEADY) == 0 : queues.size(first) == 0) {
+            } else if (!behindOwnDisk
+                    && (steady ? queues.size(first, SegmentClass.STEADY) == 0 : queues.size(first) == 0)) {
                 admitted = pool.tryDraw(cost, steady);
             } else {
                 // Others of its class wait at this segment already: first come, first served.
@@ -560,6 +582,10 @@ public final class AdmissionController {
                 int position = queues.offer(ticket);
                 if (position >= 0) {
                     queuedRequests++;
+                    if (waitingOfDisk != null) {
+                        waitingOfDisk[disk]++;
+                        waitingByDisk[disk].addLast(ticket);
+                    }
                     if (fifoClock) {
                         fifoBacklogCostUnits += cost;
                         // When a first-come-first-served server at the capacity would have finished it.
@@ -623,6 +649,9 @@ public final class AdmissionController {
             refillBaselines(nowNanos);
             if (intervals == 0) {
                 List<Ticket> admitted = queues.waiting() == 0 ? List.of() : new ArrayList<>();
+                if (queues.waiting() > 0) {
+                    serveDiskOrder(admitted);
+                }
                 serveWithin(elapsed, admitted);
                 for (Ticket t : admitted) {
                     countAdmitted(t, t.admittedAs());
@@ -646,6 +675,7 @@ public final class AdmissionController {
                 if (left == 1) {
                     // Only the last boundary serves: the budgets of the intervals this call was late for
                     // expired unused, so one call issues at most one interval's budget, whatever the gap.
+                    serveDiskOrder(admitted);
                     queues.serve(pool, classifier, quantumCostUnits, admitted);
                 }
                 if (queues.waiting() > 0) {
@@ -707,6 +737,42 @@ public final class AdmissionController {
             fifoBacklogCostUnits = Math.max(0, fifoBacklogCostUnits - capacityPerNano * elapsed);
         }
         fifoNowNanos = nowNanos;
+    }
+
+    /**
+     * Disk order across the guarantee: for each disk with requests waiting, admits its oldest waiting
+     * requests, in arrival order, while its guarantee bucket covers them (as the at-once path: what the
+     * pools lack becomes debt). Appends them to {@code admitted}; the caller counts them.
+     */
+    private void serveDiskOrder(List<Ticket> admitted) {
+        if (waitingOfDisk == null) {
+            return;
+        }
+        for (int d = 0; d < waitingOfDisk.length; d++) {
+            ArrayDeque<Ticket> waitingHere = waitingByDisk[d];
+            if (waitingOfDisk[d] == 0) {
+                waitingHere.clear();
+                continue;
+            }
+            Ticket t;
+            while ((t = waitingHere.peekFirst()) != null) {
+                if (t.isAdmitted() || t.withdrawn) {
+                    waitingHere.pollFirst();
+                    continue;
+                }
+                if (!guaranteeHolds(baselineTokens[d], baselineDepth[d], t.costUnits())) {
+                    break;
+                }
+                waitingHere.pollFirst();
+                baselineTokens[d] -= t.costUnits();
+                queues.cancel(t);
+                pool.drawGuaranteed(t.costUnits() - t.fundedCostUnits);
+                t.fundedCostUnits = t.costUnits();
+                t.admit(SegmentClass.STEADY);
+                queues.chargeClock(d, t.costUnits());
+                admitted.add(t);
+            }
+        }
     }
 
     /**
@@ -812,6 +878,9 @@ public final class AdmissionController {
 
     private void countAdmitted(Ticket ticket, SegmentClass asClass) {
         countAdmitted(ticket.costUnits(), asClass);
+        if (waitingOfDisk != null) {
+            waitingOfDisk[ticket.disk()]--;
+        }
     }
 
     private void countAdmitted(long costUnits, SegmentClass asClass) {
@@ -863,6 +932,9 @@ public final class AdmissionController {
             }
             ticket.withdrawn = true;
             cancelledRequests++;
+            if (waitingOfDisk != null) {
+                waitingOfDisk[ticket.disk()]--;
+            }
             return true;
         } finally {
             lock.unlock();

@@ -58,6 +58,7 @@ class AdmissionConfigTest {
                 true,
                 false,
                 false,
+                false,
                 false);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -92,6 +93,7 @@ class AdmissionConfigTest {
                         false,
                         false,
                         true,
+                        false,
                         false,
                         false,
                         false,

@@ -49,7 +49,8 @@ import picocli.CommandLine.Option;
                     + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door (the door"
                     + " alone, ordered by finish tag), finish-tag-door-admission, spare-exchange (proxies pass on"
                     + " unused fixed shares), fixed-shares (each proxy budgets a fixed share),"
-                    + " measured-base-latency (proxies adapt from the least latency seen, not the known service time).",
+                    + " measured-base-latency (proxies adapt from the least latency seen, not the known service time),"
+                    + " disk-order (a disk's waiting requests go before its newer ones within its baseline).",
             ""
         },
         footer = {

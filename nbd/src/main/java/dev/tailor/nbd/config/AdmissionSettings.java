@@ -56,6 +56,8 @@ import java.util.List;
  *                                   on, {@code reserveFraction} has no effect
  * @param pacedRelease               overrides the variant's {@link AdmissionConfig#pacedRelease}
  * @param arrivalOrderWithinDisk     overrides the variant's {@link AdmissionConfig#arrivalOrderWithinDisk}
+ * @param diskOrderAcrossGuarantee   overrides the variant's {@link AdmissionConfig#diskOrderAcrossGuarantee}
+ *                                   (an option, off in both variants)
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record AdmissionSettings(
@@ -72,7 +74,8 @@ public record AdmissionSettings(
         Boolean weightedHotService,
         Boolean adaptiveReserve,
         Boolean pacedRelease,
-        Boolean arrivalOrderWithinDisk) {
+        Boolean arrivalOrderWithinDisk,
+        Boolean diskOrderAcrossGuarantee) {
 
     /** What Tailor ships ({@link AdmissionConfig#DEFAULTS}): the default {@link #variant}. */
     public static final String VARIANT_TAILOR = "tailor";
@@ -136,6 +139,8 @@ public record AdmissionSettings(
                 .pacedRelease(pacedRelease == null ? base.pacedRelease() : pacedRelease)
                 .arrivalOrderWithinDisk(
                         arrivalOrderWithinDisk == null ? base.arrivalOrderWithinDisk() : arrivalOrderWithinDisk)
+                .diskOrderAcrossGuarantee(
+                        diskOrderAcrossGuarantee == null ? base.diskOrderAcrossGuarantee() : diskOrderAcrossGuarantee)
                 .adaptiveReserve(adaptiveReserve == null ? base.adaptiveReserve() : adaptiveReserve)
                 .weightedHotService(weightedHotService == null ? base.weightedHotService() : weightedHotService)
                 .reserveFraction(reserveFraction)
@@ -438,6 +443,7 @@ public record AdmissionSettings(
         private Boolean adaptiveReserve;
         private Boolean pacedRelease;
         private Boolean arrivalOrderWithinDisk;
+        private Boolean diskOrderAcrossGuarantee;
 
         private Builder() {}
 
@@ -456,6 +462,7 @@ public record AdmissionSettings(
             adaptiveReserve = from.adaptiveReserve;
             pacedRelease = from.pacedRelease;
             arrivalOrderWithinDisk = from.arrivalOrderWithinDisk;
+            diskOrderAcrossGuarantee = from.diskOrderAcrossGuarantee;
         }
 
         /** {@link AdmissionSettings#enabled}. */
@@ -542,6 +549,12 @@ public record AdmissionSettings(
             return this;
         }
 
+        /** {@link AdmissionSettings#diskOrderAcrossGuarantee}. */
+        public Builder diskOrderAcrossGuarantee(Boolean value) {
+            diskOrderAcrossGuarantee = value;
+            return this;
+        }
+
         /**
          * The admission settings, each field left unset at its default. Its values are checked where a config
          * file's are,
@@ -563,7 +576,8 @@ public record AdmissionSettings(
                     weightedHotService,
                     adaptiveReserve,
                     pacedRelease,
-                    arrivalOrderWithinDisk);
+                    arrivalOrderWithinDisk,
+                    diskOrderAcrossGuarantee);
         }
     }
 }

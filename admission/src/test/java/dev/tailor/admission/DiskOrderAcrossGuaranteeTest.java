@@ -1,0 +1,95 @@
+package dev.tailor.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Disk order across the guarantee ({@link AdmissionConfig#diskOrderAcrossGuarantee}): one tenant, its
+ * baseline the whole capacity, sends 130 % of it for one second. Without the option, every request its
+ * guarantee bucket covers is admitted at once, so newer requests overtake the ones that had to wait, which
+ * wait for what the pools leave after the guarantee's debt: until the tenant stops. With it, a request
+ * waits behind its own disk's earlier ones and the bucket admits the oldest first, so the requests leave
+ * in the order they came and the longest wait is the backlog's length. Virtual time, one call per
+ * millisecond; every admitted request completes at the next call.
+ */
+class DiskOrderAcrossGuaranteeTest {
+
+    private static final long MS = VirtualTimeDriver.MS;
+    private static final long DELTA = 10 * MS;
+    private static final long C = 100_000; // budget per interval; a byte costs one unit
+    private static final int COST = 1_000;
+    private static final long BLOCK = 1L << 16;
+
+    private record Outcome(List<Long> admittedIds, List<Long> waitsNanos, int admitted) {}
+
+    private static Outcome run(boolean diskOrder) {
+        AdmissionConfig config = AdmissionConfig.builder()
+                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
+                .segmentSizeBytes(BLOCK)
+                .blockSizeBytes(BLOCK)
+                .costModel(new IoCostModel(0, 1, 0, 1))
+                .queueCapacityPerSegment(1_000_000)
+                .borrowing(false)
+                .diskOrderAcrossGuarantee(diskOrder)
+                .build();
+        VirtualTimeDriver driver = new VirtualTimeDriver(
+                new AdmissionController(config, List.of(VirtualDisk.committed("only", 4 * BLOCK, C * 1e9 / DELTA)), 0));
+        long[] offset = {0};
+        driver.run(3_000, ms -> {
+            // 13 requests of 1,000 units a millisecond: 130 % of the 100,000 units per 10 ms.
+            int requests = ms < 1_000 ? 13 : 0;
+            for (int i = 0; i < requests; i++) {
+                offset[0] = (offset[0] + COST) % (4 * BLOCK - COST);
+                driver.acquireTracked(0, offset[0], COST);
+            }
+        });
+        assertThat(driver.trackedStillQueued())
+                .as("requests still waiting at the end")
+                .isEmpty();
+        List<VirtualTimeDriver.Admitted> all = driver.tracked();
+        return new Outcome(
+                all.stream()
+                        .sorted(java.util.Comparator.comparingLong(VirtualTimeDriver.Admitted::admittedNanos))
+                        .map(a -> a.ticket().id())
+                        .toList(),
+                all.stream().map(VirtualTimeDriver.Admitted::waitNanos).toList(),
+                all.size());
+    }
+
+    private static long max(List<Long> values) {
+        return values.stream().mapToLong(Long::longValue).max().orElseThrow();
+    }
+
+    /** Whether no request was admitted before one that arrived earlier (ids are given in arrival order). */
+    private static boolean inArrivalOrder(List<Long> idsByAdmission) {
+        for (int i = 1; i < idsByAdmission.size(); i++) {
+            if (idsByAdmission.get(i) < idsByAdmission.get(i - 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void aTenantBeyondItsBaseline_isServedInArrivalOrder_andItsLongestWaitIsItsBacklog() {
+        Outcome with = run(true);
+        Outcome without = run(false);
+
+        assertThat(with.admitted()).isEqualTo(without.admitted()).isEqualTo(13_000);
+        assertThat(inArrivalOrder(with.admittedIds()))
+                .as("in arrival order with the option")
+                .isTrue();
+        assertThat(inArrivalOrder(without.admittedIds()))
+                .as("in arrival order without it")
+                .isFalse();
+        // 30 % beyond the capacity for 1 s: about 300 ms of backlog at the end of the second.
+        assertThat(max(with.waitsNanos()))
+                .as("longest wait with the option, ns")
+                .isLessThan(450 * MS);
+        assertThat(max(without.waitsNanos()))
+                .as("longest wait without it, ns")
+                .isGreaterThan(max(with.waitsNanos()) + 200 * MS);
+    }
+}
