@@ -139,10 +139,10 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             Variant.of("overlapping-advances", b -> b.overlappingAdvances(true)),
             Variant.of("credit-gated-advances", b -> b.overlappingAdvances(true).creditGatedAdvances(true)),
             Variant.of("finish-tag-door-admission", b -> b.finishTagDoor(true)),
-            Variant.of("disk-order", b -> b.diskOrderAcrossGuarantee(true)),
             Variant.fixedBudget(SPARE_EXCHANGE),
             Variant.fixedBudget("fixed-shares"),
-            Variant.of(MEASURED_BASE_LATENCY, b -> b));
+            Variant.of(MEASURED_BASE_LATENCY, b -> b),
+            Variant.of("disk-order", b -> b.diskOrderAcrossGuarantee(true)));
 
     /** The policy names this class implements, in {@link #VARIANTS}' order. */
     static final List<String> NAMES = VARIANTS.stream().map(Variant::name).toList();
