@@ -288,18 +288,22 @@ public final class ClusterRuns {
          * A new hidden folder in {@code report} (created if needed) to write the report's pages to: {@link
          * #publishReport} moves them into {@code report}; a stop before that removes it.
          *
+         * @return the folder, or null once the command is being stopped: then nothing is created, so that a
+         *         report folder the stop removed does not come back (the caller writes no pages)
          * @throws IOException when it cannot be created
          */
         public Path staging(Path report) throws IOException {
-            Files.createDirectories(report);
-            Path dir = Files.createTempDirectory(report, ".writing-");
             lock.lock();
             try {
-                staging = dir;
+                if (stopped) {
+                    return null;
+                }
+                Files.createDirectories(report);
+                staging = Files.createTempDirectory(report, ".writing-");
+                return staging;
             } finally {
                 lock.unlock();
             }
-            return dir;
         }
 
         /**
@@ -344,7 +348,11 @@ public final class ClusterRuns {
          */
         public Path writeReport(Path report, Pages write) {
             try {
-                Path page = write.into(staging(report));
+                Path pages = staging(report);
+                if (pages == null) {
+                    return null; // stopped: the stop says so
+                }
+                Path page = write.into(pages);
                 return publishReport(report) ? report.resolve(page.getFileName().toString()) : null;
             } catch (IOException e) {
                 discardReport();

@@ -337,6 +337,9 @@ public final class Demo {
             Path file = report.resolve("index.html");
             try {
                 Path pages = stopping == null ? report : stopping.staging(report);
+                if (pages == null) {
+                    return; // stopped before the report: the stop says so
+                }
                 ClusterReport.write(
                         pages,
                         new HtmlPages.Frame(

@@ -166,6 +166,24 @@ class StoppingTest {
     }
 
     @Test
+    void aStopBeforeTheReport_leavesNoReportFolder_evenWhenTheCommandGoesOnToWriteIt() throws IOException {
+        // The stop lands while the results are printed; the command's own thread goes on to the report while
+        // the shutdown hook runs: the folder the command created, removed by the stop, must not come back.
+        Path report = dir.resolve("new").resolve("report");
+        StringWriter err = new StringWriter();
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(
+                new PrintWriter(err, true), 1, report, ClusterRuns.Stopping.firstMissing(report))) {
+            stopping.done(1);
+            stopping.during("printing its results");
+            stopping.stop();
+
+            assertThat(stopping.writeReport(report, pages -> Files.writeString(pages.resolve("index.html"), "late")))
+                    .isNull();
+        }
+        assertThat(dir.resolve("new")).doesNotExist();
+    }
+
+    @Test
     void publishedReport_movesEveryPageIn_andAStopAfterItSaysSo() throws IOException {
         Path report = dir.resolve("demo");
         StringWriter err = new StringWriter();
