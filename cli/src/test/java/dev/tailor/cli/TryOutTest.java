@@ -278,6 +278,43 @@ class TryOutTest {
     }
 
     @Test
+    void recordedRulesAsTheRoundWantsThem_keysInTheApiServersOrder_unchanged() throws Exception {
+        List<String> args = new ArrayList<>(List.of(docsCommand(null)));
+        args.addAll(List.of("-o", "yaml"));
+        PlanCommandTest.Result dry = tailor(args.toArray(String[]::new));
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        // The API server and kubectl get -o yaml return a custom resource's keys sorted.
+        YAMLMapper yaml = new YAMLMapper();
+        ObjectNode cluster =
+                (ObjectNode) yaml.readTree(EXAMPLE.resolve("cluster.yaml").toFile());
+        for (JsonNode rule : documents(dry.out())) {
+            cluster.withArray("items").add(keysSorted(rule));
+        }
+        Path file = Files.writeString(dir.resolve("cluster.yaml"), yaml.writeValueAsString(cluster));
+
+        PlanCommandTest.Result result = tailor(docsCommand(file.toString()));
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("2 DestinationRule(s)").contains("0 rule(s) would change, 2 unchanged");
+    }
+
+    private static JsonNode keysSorted(JsonNode node) {
+        if (node.isObject()) {
+            ObjectNode sorted = new ObjectMapper().createObjectNode();
+            Map<String, JsonNode> fields = new TreeMap<>();
+            node.properties().forEach(field -> fields.put(field.getKey(), keysSorted(field.getValue())));
+            sorted.setAll(fields);
+            return sorted;
+        }
+        if (node.isArray()) {
+            var array = new ObjectMapper().createArrayNode();
+            node.forEach(element -> array.add(keysSorted(element)));
+            return array;
+        }
+        return node;
+    }
+
+    @Test
     void nodeWithoutSubzone_theNoteNamesTheNodeAndTheFix() throws Exception {
         String cluster =
                 Files.readString(EXAMPLE.resolve("cluster.yaml")).replace("      topology.istio.io/subzone: w3\n", "");

@@ -43,4 +43,15 @@ class ActuatorDiffTest {
         assertThat(Actuator.diff(new Actuator.Change(Actuator.Action.DELETE, "shop", "r", "a: 1\n", "")))
                 .containsExactly("- a: 1");
     }
+
+    @Test
+    void canonical_keyOrderAndNumbersWrittenAlike_areEqual() throws Exception {
+        var yaml = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper();
+        var asTailorWrites = yaml.readTree("spec: {host: cart, to: {eu/eu-a/w1: 73, eu/eu-a/w2: 27}}");
+        var asTheApiServerReturns = yaml.readTree("spec: {to: {eu/eu-a/w2: 27.0, eu/eu-a/w1: 73}, host: cart}");
+
+        assertThat(Actuator.canonical(asTheApiServerReturns)).isEqualTo(Actuator.canonical(asTailorWrites));
+        assertThat(Actuator.canonical(yaml.readTree("to: {eu/eu-a/w1: 72}")))
+                .isNotEqualTo(Actuator.canonical(yaml.readTree("to: {eu/eu-a/w1: 73}")));
+    }
 }
