@@ -275,6 +275,15 @@ class TryOutTest {
         assertThat(result.out())
                 .contains("delete DestinationRule shop/tailor-heart-checkout-to-cart")
                 .doesNotContain("theirs");
+
+        List<String> yaml = new ArrayList<>(List.of(docsCommand(file.toString())));
+        yaml.addAll(List.of("-o", "yaml"));
+        PlanCommandTest.Result printed = tailor(yaml.toArray(String[]::new));
+        assertThat(printed.exitCode()).as(printed.err()).isZero();
+        assertThat(printed.err())
+                .contains("kubectl apply -f does not delete: the round would also delete"
+                        + " shop/tailor-heart-checkout-to-cart"
+                        + " (kubectl delete destinationrule -n shop tailor-heart-checkout-to-cart)");
     }
 
     @Test
