@@ -275,6 +275,52 @@ class TryOutTest {
         assertThat(result.out())
                 .contains("delete DestinationRule shop/tailor-heart-checkout-to-cart")
                 .doesNotContain("theirs");
+
+        List<String> yaml = new ArrayList<>(List.of(docsCommand(file.toString())));
+        yaml.addAll(List.of("-o", "yaml"));
+        PlanCommandTest.Result printed = tailor(yaml.toArray(String[]::new));
+        assertThat(printed.exitCode()).as(printed.err()).isZero();
+        assertThat(printed.err())
+                .contains("kubectl apply -f does not delete: the round would also delete"
+                        + " shop/tailor-heart-checkout-to-cart"
+                        + " (kubectl delete destinationrule -n shop tailor-heart-checkout-to-cart)");
+    }
+
+    @Test
+    void recordedRulesAsTheRoundWantsThem_keysInTheApiServersOrder_unchanged() throws Exception {
+        List<String> args = new ArrayList<>(List.of(docsCommand(null)));
+        args.addAll(List.of("-o", "yaml"));
+        PlanCommandTest.Result dry = tailor(args.toArray(String[]::new));
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        // The API server and kubectl get -o yaml return a custom resource's keys sorted.
+        YAMLMapper yaml = new YAMLMapper();
+        ObjectNode cluster =
+                (ObjectNode) yaml.readTree(EXAMPLE.resolve("cluster.yaml").toFile());
+        for (JsonNode rule : documents(dry.out())) {
+            cluster.withArray("items").add(keysSorted(rule));
+        }
+        Path file = Files.writeString(dir.resolve("cluster.yaml"), yaml.writeValueAsString(cluster));
+
+        PlanCommandTest.Result result = tailor(docsCommand(file.toString()));
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("2 DestinationRule(s)").contains("0 rule(s) would change, 2 unchanged");
+    }
+
+    private static JsonNode keysSorted(JsonNode node) {
+        if (node.isObject()) {
+            ObjectNode sorted = new ObjectMapper().createObjectNode();
+            Map<String, JsonNode> fields = new TreeMap<>();
+            node.properties().forEach(field -> fields.put(field.getKey(), keysSorted(field.getValue())));
+            sorted.setAll(fields);
+            return sorted;
+        }
+        if (node.isArray()) {
+            var array = new ObjectMapper().createArrayNode();
+            node.forEach(element -> array.add(keysSorted(element)));
+            return array;
+        }
+        return node;
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.DecimalNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
@@ -23,7 +25,8 @@ import java.util.function.BooleanSupplier;
  * {@value DestinationRules#MANAGED_BY_LABEL}={@value DestinationRules#MANAGED_BY}), then creates or
  * updates by server-side apply with the configured field manager (a new rule is created by POST;
  * the next apply, with {@code force}, takes its fields over) and deletes owned rules no plan wants
- * any more. Idempotent: a rule whose labels and spec are unchanged is not written.
+ * any more. Idempotent: a rule whose labels and spec are unchanged, whatever the order of their keys, is
+ * not written.
  */
 public final class Actuator {
 
@@ -110,9 +113,16 @@ public final class Actuator {
             if (current == null) {
                 changes.add(new Change(Action.CREATE, namespace, name, "", after));
             } else {
-                String before = yaml(essence(JSON.valueToTree(current)));
+                // The API server (and kubectl get -o yaml) returns the keys in its own order: compare
+                // regardless of it, and print the rule now in the desired rule's order, for a readable diff.
+                JsonNode now = essence(JSON.valueToTree(current));
+                String before = yaml(inOrderOf(now, essence(rule)));
                 changes.add(new Change(
-                        before.equals(after) ? Action.UNCHANGED : Action.UPDATE, namespace, name, before, after));
+                        canonical(now).equals(canonical(essence(rule))) ? Action.UNCHANGED : Action.UPDATE,
+                        namespace,
+                        name,
+                        before,
+                        after));
             }
         });
         owned.forEach((key, rule) -> {
@@ -249,6 +259,52 @@ public final class Actuator {
         }
         essence.set("spec", rule.path("spec"));
         return essence;
+    }
+
+    /** {@code node} with its keys sorted, at every depth, and each number as its least-scaled decimal (73 = 73.0). */
+    static JsonNode canonical(JsonNode node) {
+        if (node.isObject()) {
+            ObjectNode sorted = JSON.createObjectNode();
+            Map<String, JsonNode> fields = new TreeMap<>();
+            node.properties().forEach(field -> fields.put(field.getKey(), canonical(field.getValue())));
+            sorted.setAll(fields);
+            return sorted;
+        }
+        if (node.isArray()) {
+            ArrayNode array = JSON.createArrayNode();
+            node.forEach(element -> array.add(canonical(element)));
+            return array;
+        }
+        if (node.isNumber()) {
+            return DecimalNode.valueOf(node.decimalValue().stripTrailingZeros());
+        }
+        return node;
+    }
+
+    /** {@code node} with the keys {@code order} also has first, in its order, at every depth; then the rest. */
+    private static JsonNode inOrderOf(JsonNode node, JsonNode order) {
+        if (node.isObject() && order.isObject()) {
+            ObjectNode ordered = JSON.createObjectNode();
+            order.fieldNames().forEachRemaining(key -> {
+                if (node.has(key)) {
+                    ordered.set(key, inOrderOf(node.get(key), order.get(key)));
+                }
+            });
+            node.properties().forEach(field -> {
+                if (!ordered.has(field.getKey())) {
+                    ordered.set(field.getKey(), field.getValue());
+                }
+            });
+            return ordered;
+        }
+        if (node.isArray() && order.isArray()) {
+            ArrayNode array = JSON.createArrayNode();
+            for (int i = 0; i < node.size(); i++) {
+                array.add(i < order.size() ? inOrderOf(node.get(i), order.get(i)) : node.get(i));
+            }
+            return array;
+        }
+        return node;
     }
 
     private static JsonNode sorted(JsonNode labels) {

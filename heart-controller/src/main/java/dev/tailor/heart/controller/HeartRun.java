@@ -532,7 +532,13 @@ public final class HeartRun {
                     + (round.desired().isEmpty() ? ": the round wants no rule" : ""));
             if (!deleted.isEmpty()) {
                 log.warn("kubectl apply -f does not delete: the round would also delete " + String.join(", ", deleted)
-                        + " (kubectl delete destinationrule -n NAMESPACE NAME)");
+                        + " ("
+                        + String.join(
+                                "; ",
+                                deleted.stream()
+                                        .map(rule -> "kubectl delete destinationrule -n " + rule.replace("/", " "))
+                                        .toList())
+                        + ")");
             }
             out.print(Actuator.manifests(round.desired()));
         }

@@ -3,25 +3,33 @@ package dev.tailor.heart.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -29,7 +37,7 @@ import java.util.function.LongSupplier;
  * Kubernetes Events for what the controller's rounds do, as operators record them, so that {@code kubectl
  * describe destinationrule NAME} and {@code kubectl get events} tell what Tailor changed and when:
  * <ul>
- *   <li>a {@code Normal} event on each DestinationRule a round creates ({@code RuleCreated}), updates
+ *   <li>a {@code Normal} event on each DestinationRule a round creates ({@code RuleCreated}, with how many locality weights it sets), updates
  *       ({@code WeightsUpdated}, with how many locality weights moved and the largest move, in
  *       percentage points) or deletes ({@code RuleDeleted});</li>
  *   <li>a {@code Warning} event on the controller's own pod when rounds start failing, or fail for
@@ -45,8 +53,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Best effort: the events are sent on their own thread ({@code sender}), so a slow or refusing API
  * server never delays or fails a round; an event the API server refuses (e.g. the role lacks
- * {@code create} on {@code events.events.k8s.io}) is dropped, and the first refusal is logged once, with
- * the {@code kubectl auth can-i} command that checks the permission.
+ * {@code create} on {@code events.events.k8s.io}) is dropped, and the first refusal of each HTTP status is
+ * logged, a 403 with the {@code kubectl auth can-i} command that checks the permission. Each event carries
+ * the uid of what it is about, read on the sender's thread, so {@code kubectl describe} shows it; an
+ * object that cannot be read (a deleted rule) leaves it out.
  *
  * <p>Not thread-safe: {@link #after} is called on the rounds thread only.
  */
@@ -54,7 +64,7 @@ final class RoundEvents {
 
     /** The events' {@code reportingController}. */
     static final String REPORTING_CONTROLLER = "tailor.dev/heart";
-    /** The API server's limit on an event's note, in bytes (here: characters, all notes being ASCII or shorter). */
+    /** The API server's limit on an event's note, in bytes of UTF-8. */
     static final int NOTE_LIMIT = 1024;
     /** Events waiting to be sent at most; see {@link #sender()}. */
     static final int QUEUED = 256;
@@ -73,7 +83,11 @@ final class RoundEvents {
     private final Consumer<String> log;
     private final Executor sender;
     private Controller.FailureReason lastFailure;
-    private final AtomicBoolean refusalLogged = new AtomicBoolean();
+    /** The HTTP statuses of the refusals logged so far (0: no answer). */
+    private final Set<Integer> refusalsLogged = ConcurrentHashMap.newKeySet();
+    /** The controller pod's uid once read, on the sender's thread. */
+    private volatile String podUid;
+
     private long sequence;
 
     /**
@@ -151,7 +165,7 @@ final class RoundEvents {
         lastFailure = null;
         for (Actuator.Change change : round.changes()) {
             switch (change.action()) {
-                case CREATE -> create(rule(change), "Normal", "RuleCreated", "Apply", "created: " + summary(change));
+                case CREATE -> create(rule(change), "Normal", "RuleCreated", "Apply", created(change));
                 case UPDATE -> create(rule(change), "Normal", "WeightsUpdated", "Apply", summary(change));
                 case DELETE ->
                     create(
@@ -176,10 +190,18 @@ final class RoundEvents {
         return out.toString();
     }
 
+    /** What a new rule sets, e.g. {@code "created with 6 locality weights"}. */
+    static String created(Actuator.Change change) {
+        int weights = weights(change.after()).size();
+        return weights == 0
+                ? "created without locality weights"
+                : "created with " + weights + (weights == 1 ? " locality weight" : " locality weights");
+    }
+
     /**
-     * What a change does to the locality weights ({@code spec.trafficPolicy.loadBalancer.localityLbSetting.distribute}):
-     * how many (from, to) weights it sets or moves and the largest move in percentage points, e.g.
-     * {@code "4 locality weights moved, the largest by 12 points (zone-a/* → zone-b/*: 40 → 28)"}.
+     * What an update does to the locality weights ({@code spec.trafficPolicy.loadBalancer.localityLbSetting.distribute}):
+     * how many (from, to) weights it moves and the largest move in percentage points, e.g.
+     * {@code "2 locality weights set by tailor heart, the largest move 12 points (eu/eu-a/* → eu/eu-a/*: 60 → 72)"}.
      */
     static String summary(Actuator.Change change) {
         Map<String, Integer> before = weights(change.before());
@@ -230,6 +252,28 @@ final class RoundEvents {
         return out;
     }
 
+    /**
+     * {@code note} when it fits in {@value #NOTE_LIMIT} bytes of UTF-8; else its longest start that fits
+     * with an ellipsis after it, cut between code points.
+     */
+    static String cut(String note) {
+        if (note.getBytes(StandardCharsets.UTF_8).length <= NOTE_LIMIT) {
+            return note;
+        }
+        int room = NOTE_LIMIT - "…".getBytes(StandardCharsets.UTF_8).length;
+        int end = 0;
+        while (end < note.length()) {
+            int codePoint = note.codePointAt(end);
+            int bytes = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+            if (bytes > room) {
+                break;
+            }
+            room -= bytes;
+            end += Character.charCount(codePoint);
+        }
+        return note.substring(0, end) + "…";
+    }
+
     private static ObjectReference rule(Actuator.Change change) {
         return new ObjectReferenceBuilder()
                 .withApiVersion(Actuator.DESTINATION_RULE.getGroup() + "/" + Actuator.DESTINATION_RULE.getVersion())
@@ -241,10 +285,7 @@ final class RoundEvents {
 
     private void create(ObjectReference regarding, String type, String reason, String action, String note) {
         long millis = epochMillis.getAsLong();
-        String trimmed = note == null ? "" : note;
-        if (trimmed.length() > NOTE_LIMIT) {
-            trimmed = trimmed.substring(0, NOTE_LIMIT - 1) + "…";
-        }
+        String trimmed = cut(note == null ? "" : note);
         Event event = new EventBuilder()
                 .withNewMetadata()
                 .withNamespace(regarding.getNamespace())
@@ -266,15 +307,92 @@ final class RoundEvents {
     /** On the sender's thread. */
     private void send(Event event) {
         String namespace = event.getMetadata().getNamespace();
+        String uid = uid(event.getRegarding());
+        if (uid != null) {
+            event.setRegarding(new ObjectReferenceBuilder(event.getRegarding())
+                    .withUid(uid)
+                    .build());
+        }
         try {
             client.events().v1().events().inNamespace(namespace).resource(event).create();
         } catch (KubernetesClientException e) {
-            if (refusalLogged.compareAndSet(false, true)) {
+            if (refusalsLogged.add(e.getCode())) {
                 log.accept("cannot record Kubernetes Events ("
                         + KubernetesErrors.describe(e, client.getMasterUrl().toString())
-                        + "); rounds go on without them. Check: kubectl auth can-i create events.events.k8s.io -n "
-                        + namespace + " --as system:serviceaccount:<namespace>:<service account>");
+                        + "); rounds go on without them"
+                        + (e.getCode() == 403
+                                ? ". Check the role: kubectl auth can-i create events.events.k8s.io -n " + namespace
+                                        + " --as " + account()
+                                : ""));
             }
+        }
+    }
+
+    /**
+     * The uid of what an event is about, by which {@code kubectl describe} finds its events (the pod's read
+     * once); {@code null} when it cannot be read: the event goes without it. A deleted rule has none.
+     */
+    private String uid(ObjectReference regarding) {
+        try {
+            if ("Pod".equals(regarding.getKind())) {
+                if (podUid == null) {
+                    Pod found = client.pods()
+                            .inNamespace(regarding.getNamespace())
+                            .withName(regarding.getName())
+                            .get();
+                    podUid = found == null ? null : found.getMetadata().getUid();
+                }
+                return podUid;
+            }
+            GenericKubernetesResource found = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                    .inNamespace(regarding.getNamespace())
+                    .withName(regarding.getName())
+                    .get();
+            return found == null ? null : found.getMetadata().getUid();
+        } catch (KubernetesClientException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The user the controller acts as, for {@code kubectl auth can-i --as}: the service account its token
+     * names (the client's, else the pod's), or a placeholder saying what to put in.
+     */
+    private String account() {
+        String token = client.getConfiguration().getOauthToken();
+        if (token == null) {
+            token = client.getConfiguration().getAutoOAuthToken();
+        }
+        if (token == null) {
+            try {
+                token = Files.readString(Path.of(Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH));
+            } catch (IOException | RuntimeException e) {
+                token = null;
+            }
+        }
+        String account = serviceAccount(token);
+        return account != null
+                ? account
+                : "system:serviceaccount:NAMESPACE:NAME (the namespace and service account the controller runs as:"
+                        + " its credentials do not say)";
+    }
+
+    /** The {@code sub} of a service account's token, {@code system:serviceaccount:NAMESPACE:NAME}, or {@code null}. */
+    static String serviceAccount(String token) {
+        if (token == null) {
+            return null;
+        }
+        String[] parts = token.trim().split("\\.");
+        if (parts.length != 3) {
+            return null;
+        }
+        try {
+            String subject = YAML.readTree(Base64.getUrlDecoder().decode(parts[1]))
+                    .path("sub")
+                    .asText("");
+            return subject.startsWith("system:serviceaccount:") ? subject : null;
+        } catch (IOException | IllegalArgumentException e) {
+            return null;
         }
     }
 }

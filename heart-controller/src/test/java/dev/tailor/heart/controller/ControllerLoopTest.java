@@ -185,7 +185,10 @@ class ControllerLoopTest {
                 assertThat(e.getRegarding().getKind()).isEqualTo("DestinationRule");
                 assertThat(e.getReportingController()).isEqualTo(RoundEvents.REPORTING_CONTROLLER);
                 assertThat(e.getReportingInstance()).isEqualTo("solo");
-                assertThat(e.getNote()).startsWith("created: ").contains("locality weight");
+                assertThat(e.getNote()).matches("created with \\d+ locality weights");
+                assertThat(e.getRegarding().getUid())
+                        .as("kubectl describe finds it by")
+                        .isNotBlank();
             });
         }
     }

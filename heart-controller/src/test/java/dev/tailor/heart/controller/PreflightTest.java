@@ -124,7 +124,7 @@ class PreflightTest {
         assertThat(checks)
                 .allSatisfy(c -> assertThat(c.status()).as(c.toString()).isEqualTo(Preflight.Status.OK));
         assertThat(Preflight.failed(checks)).isFalse();
-        assertThat(check(checks, "rbac").message()).contains("all 24 permissions");
+        assertThat(check(checks, "rbac").message()).contains("all 25 permissions");
         assertThat(check(checks, "istio").message()).contains("serves v1").contains("istiod 1.24.2");
         assertThat(check(checks, "sidecars").message()).contains("6 application pod(s) and 3 entry-point pod(s)");
         assertThat(check(checks, "query cpuCores").message()).contains("covering all 6 application pods");
@@ -181,15 +181,17 @@ class PreflightTest {
     void run_permissionDenied_failsNamingItAndHowToTestIt() {
         DENIED.add("patch destinationrules shop");
         DENIED.add("update leases");
+        DENIED.add("create events tailor-system");
 
         Preflight.Check rbac = check(run(config(prometheus.url().toString())), "rbac");
 
         assertThat(rbac.status()).isEqualTo(Preflight.Status.FAIL);
         assertThat(rbac.message())
-                .startsWith("2 of 24 permissions")
+                .startsWith("3 of 25 permissions")
                 .contains(
                         "patch destinationrules.networking.istio.io in shop",
-                        "update leases.coordination.k8s.io/tailor-heart in tailor-system");
+                        "update leases.coordination.k8s.io/tailor-heart in tailor-system",
+                        "create events.events.k8s.io in tailor-system");
         assertThat(rbac.fixes())
                 .contains("test one: kubectl auth can-i patch destinationrules.networking.istio.io -n" + " shop");
     }

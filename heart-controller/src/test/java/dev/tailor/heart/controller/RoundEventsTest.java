@@ -2,13 +2,17 @@ package dev.tailor.heart.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,6 +60,10 @@ class RoundEventsTest {
     @BeforeEach
     void clean() {
         client.events().v1().events().inAnyNamespace().delete();
+        client.pods().inAnyNamespace().delete();
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .delete();
     }
 
     private RoundEvents events(String podName) {
@@ -101,7 +109,7 @@ class RoundEventsTest {
         assertThat(updated.getRegarding().getNamespace()).isEqualTo("shop");
         assertThat(updated.getAction()).isEqualTo("Apply");
         assertThat(updated.getEventTime().getTime()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z");
-        assertThat(shop.get(0).getNote()).startsWith("created: 3 locality weights");
+        assertThat(shop.get(0).getNote()).isEqualTo("created with 3 locality weights");
         assertThat(in("tailor-system"))
                 .as("nothing failed: no event on the pod")
                 .isEmpty();
@@ -141,9 +149,72 @@ class RoundEventsTest {
     void aLongMessage_isCutToTheApiServersLimit() {
         events("tailor-heart-0").after(failed(Controller.FailureReason.PROMETHEUS_QUERY, "x".repeat(5_000)));
 
-        assertThat(in("tailor-system").get(0).getNote())
-                .hasSize(RoundEvents.NOTE_LIMIT)
-                .endsWith("…");
+        String note = in("tailor-system").get(0).getNote();
+        assertThat(note.getBytes(StandardCharsets.UTF_8)).hasSize(RoundEvents.NOTE_LIMIT);
+        assertThat(note).endsWith("…");
+    }
+
+    @Test
+    void aLongNote_isCutInBytes_betweenCodePoints() {
+        for (String character : List.of("é", "→", "😀")) {
+            String cut = RoundEvents.cut("x" + character.repeat(1_000));
+
+            byte[] bytes = cut.getBytes(StandardCharsets.UTF_8);
+            assertThat(bytes.length).as(character).isLessThanOrEqualTo(RoundEvents.NOTE_LIMIT);
+            assertThat(bytes.length).as(character).isGreaterThan(RoundEvents.NOTE_LIMIT - 4 - 3);
+            assertThat(new String(bytes, StandardCharsets.UTF_8))
+                    .as("no code point split")
+                    .isEqualTo(cut);
+            assertThat(cut).as(character).startsWith("x" + character).endsWith(character + "…");
+        }
+        assertThat(RoundEvents.cut("→".repeat(341))).as("1,023 bytes fit").isEqualTo("→".repeat(341));
+    }
+
+    @Test
+    void theEvents_carryTheUidOfWhatTheyAreAbout_soKubectlDescribeShowsThem() {
+        String podUid = client.pods()
+                .inNamespace("tailor-system")
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName("tailor-heart-0")
+                        .withUid("uid-of-the-pod")
+                        .endMetadata()
+                        .build())
+                .create()
+                .getMetadata()
+                .getUid();
+        String ruleUid = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop")
+                .resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion("networking.istio.io/v1")
+                        .withKind("DestinationRule")
+                        .withNewMetadata()
+                        .withName("checkout-to-cart")
+                        .withUid("uid-of-the-rule")
+                        .endMetadata()
+                        .build())
+                .create()
+                .getMetadata()
+                .getUid();
+        RoundEvents events = events("tailor-heart-0");
+
+        events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+        client.pods().inNamespace("tailor-system").withName("tailor-heart-0").delete();
+        events.after(failed(Controller.FailureReason.KUBERNETES_READ, "cannot list pods"));
+        events.after(applied(
+                new Actuator.Change(Actuator.Action.UPDATE, "shop", "checkout-to-cart", BEFORE, AFTER),
+                new Actuator.Change(Actuator.Action.DELETE, "shop", "old-to-cart", BEFORE, "")));
+
+        assertThat(podUid).isNotBlank();
+        assertThat(in("tailor-system"))
+                .as("the pod's uid, read once")
+                .extracting(e -> e.getRegarding().getUid())
+                .containsExactly(podUid, podUid, podUid);
+        assertThat(in("shop"))
+                .extracting(
+                        e -> e.getRegarding().getName() + " " + e.getRegarding().getUid())
+                .containsExactly("checkout-to-cart " + ruleUid, "old-to-cart null");
+        assertThat(log).isEmpty();
     }
 
     @Test
@@ -170,7 +241,48 @@ class RoundEventsTest {
         assertThat(log.get(0))
                 .startsWith("cannot record Kubernetes Events (")
                 .contains("rounds go on without them")
-                .contains("kubectl auth can-i create events.events.k8s.io -n tailor-system");
+                .as("no answer is not a matter of the role")
+                .doesNotContain("auth can-i");
+    }
+
+    @Test
+    void refusals_theFirstOfEachStatusIsSaid_a403WithTheCheckOfTheRole() {
+        String token = "e30."
+                + Base64.getUrlEncoder()
+                        .withoutPadding()
+                        .encodeToString("{\"sub\":\"system:serviceaccount:tailor-system:tailor-heart\"}"
+                                .getBytes(StandardCharsets.UTF_8))
+                + ".c2ln";
+        server.expect()
+                .post()
+                .withPath("/apis/events.k8s.io/v1/namespaces/shop/events")
+                .andReturn(403, "forbidden")
+                .times(2);
+        server.expect()
+                .post()
+                .withPath("/apis/events.k8s.io/v1/namespaces/shop/events")
+                .andReturn(500, "broken")
+                .once();
+        try (KubernetesClient withToken = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(client.getConfiguration())
+                        .withOauthToken(token)
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build()) {
+            RoundEvents events = new RoundEvents(
+                    withToken, "tailor-heart-0", "tailor-system", null, () -> millis++, log::add, Runnable::run);
+            for (int i = 0; i < 3; i++) {
+                events.after(applied(new Actuator.Change(Actuator.Action.CREATE, "shop", "r" + i, "", AFTER)));
+            }
+        }
+
+        assertThat(log).hasSize(2);
+        assertThat(log.get(0))
+                .contains("403")
+                .endsWith("Check the role: kubectl auth can-i create events.events.k8s.io -n shop"
+                        + " --as system:serviceaccount:tailor-system:tailor-heart");
+        assertThat(log.get(1)).contains("500").doesNotContain("auth can-i");
+        assertThat(RoundEvents.serviceAccount("not a token")).isNull();
     }
 
     @Test
