@@ -143,7 +143,7 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile Consumer<String> log = message -> {};
     /** Kubernetes Events of the rounds; replaced only before {@link #start()}. */
     private RoundEvents events;
-    /** Sends them, so that the API server's answers never hold up a round. */
+    /** Reads each round's events and sends them, so that neither holds up a round. */
     private final ThreadPoolExecutor eventSender = RoundEvents.sender();
 
     private volatile LeaseElector elector;
@@ -307,7 +307,7 @@ public final class ControllerLoop implements AutoCloseable {
                 System.getenv("POD_NAME"),
                 epochMillis,
                 message -> log.accept(message),
-                eventSender);
+                Runnable::run); // already on the events' own thread: recordEvents
         controller.writeGuard(this::mayWrite);
     }
 
@@ -881,10 +881,15 @@ public final class ControllerLoop implements AutoCloseable {
         }
     }
 
-    /** On the rounds thread: the round's Kubernetes Events, unless this is a dry run. */
+    /**
+     * On the rounds thread: hands the round to the events' own thread, unless this is a dry run. Reading the
+     * round (its rules' weights) and sending its events happen there, one round after the other, so a round
+     * ends as soon as it has written its rules.
+     */
     private void recordEvents(Controller.Round round) {
         if (!options.dryRun() && client != null) {
-            events.after(round);
+            RoundEvents recorder = events;
+            eventSender.execute(() -> recorder.after(round));
         }
     }
 
@@ -897,7 +902,7 @@ public final class ControllerLoop implements AutoCloseable {
                 podName,
                 epochMillis,
                 message -> log.accept(message),
-                eventSender);
+                Runnable::run); // already on the events' own thread: recordEvents
     }
 
     /** On the scheduler: the work in flight ended; what waited for it runs now. */

@@ -350,7 +350,7 @@ class ControllerLoopStallTest {
         // passes must stop writing too (the guard before each write).
         try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> {})) {
             a.start();
-            pump("replica-a leads and plans", () -> a.rounds() == 1);
+            pump("replica-a leads and plans", () -> a.rounds() == 1 && !a.workInFlight());
             StallingApiServer.Stall renewals = api.stall("PATCH", LEASE_PATH);
             clock.advanceTo(TimeUnit.MILLISECONDS.toNanos(400));
             pump("a renewal is hanging", () -> renewals.count() > 0);
@@ -407,7 +407,7 @@ class ControllerLoopStallTest {
         // ATPM state) from before. The next round, after the take-over, writes again.
         try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> {})) {
             a.start();
-            pump("replica-a leads and plans", () -> a.rounds() == 1);
+            pump("replica-a leads and plans", () -> a.rounds() == 1 && !a.workInFlight());
             editCartRuleByHand();
             // The next call that lists the rules (right before the writes) is slow ...
             StallingApiServer.Hold slow = api.hold(
