@@ -184,8 +184,12 @@ import dev.tailor.common.Numbers;
  *                                   waits behind them, and what the disk's guarantee bucket holds admits
  *                                   the disk's oldest waiting requests first, at each call. Per disk the
  *                                   amount the guarantee admits is unchanged; only the order within the
- *                                   disk is first come, first served. Off: a request the bucket covers is
- *                                   admitted at once, ahead of its own disk's older waiting requests
+ *                                   disk is first come, first served. A request of a disk with requests
+ *                                   waiting does not draw the pools at once either: it queues, so a full
+ *                                   segment queue may refuse it. Needs {@link #baselineGuarantee}; ignored
+ *                                   with {@link #boundedOverdraft}, whose limit the admissions at a call do
+ *                                   not keep. Off: a request the bucket covers is admitted at once, ahead of
+ *                                   its own disk's older waiting requests
  * @param finishTagDoor              (ours, an option, default off; refines {@link #fairDispatch}) the
  *                                   door lets in the waiting disk head with the least finish tag,
  *                                   start + cost ÷ weight (start = max(the disk's tag, virtual time − lag)

@@ -303,7 +303,9 @@ public final class AdmissionController {
         this.baselineDepth = new double[diskCount];
         this.overdraftTokens = new double[diskCount];
         this.overdraftDepth = new double[diskCount];
-        if (config.baselineGuarantee() && config.diskOrderAcrossGuarantee()) {
+        // Disk order needs the guarantee, and is not combined with the bounded overdraft, whose limit the
+        // admissions at a call would have to keep too.
+        if (config.baselineGuarantee() && config.diskOrderAcrossGuarantee() && !config.boundedOverdraft()) {
             this.waitingOfDisk = new int[diskCount];
             @SuppressWarnings("unchecked")
             ArrayDeque<Ticket>[] byDisk = new ArrayDeque[diskCount];
@@ -544,8 +546,11 @@ public final class AdmissionController {
                     overdraftTokens[disk] -= over;
                 }
             }
-            if (steady && !(withinBaseline && overdraftCovers)) {
-                // The steady demand the reserve is for: what the baseline guarantee does not admit at once.
+            if (steady
+                    && !(withinBaseline && overdraftCovers)
+                    && !(behindOwnDisk && guaranteeHolds(baselineTokens[disk], baselineDepth[disk], cost))) {
+                // The steady demand the reserve is for: what the baseline guarantee does not admit at once (nor,
+                // with disk order, at the next call, behind its own disk's waiting requests).
                 steadyCostThisInterval = Checks.saturatedAdd(steadyCostThisInterval, cost);
             }
             // Nobody of its class (nor, for a hot one, any steady one) waits at its segment.
@@ -766,10 +771,12 @@ public final class AdmissionController {
                 waitingHere.pollFirst();
                 baselineTokens[d] -= t.costUnits();
                 queues.cancel(t);
-                pool.drawGuaranteed(t.costUnits() - t.fundedCostUnits);
+                long lacking = t.costUnits() - t.fundedCostUnits;
+                pool.drawGuaranteed(lacking);
                 t.fundedCostUnits = t.costUnits();
                 t.admit(SegmentClass.STEADY);
-                queues.chargeClock(d, t.costUnits());
+                // What the queue service drew for it charged its disk's clock then; the rest now.
+                queues.chargeClock(d, lacking);
                 admitted.add(t);
             }
         }
@@ -1033,6 +1040,16 @@ public final class AdmissionController {
     /** r as it will apply at the next boundary. */
     public double reserveFraction() {
         return reserveFraction;
+    }
+
+    /** The reserve the running interval started with, in cost units (for tests of the adaptive reserve). */
+    long reserveAtStartCostUnits() {
+        lock.lock();
+        try {
+            return pool.reserveAtStartCostUnits();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The class of global segment {@code segment} now. */

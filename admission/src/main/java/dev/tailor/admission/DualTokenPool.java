@@ -483,6 +483,11 @@ final class DualTokenPool {
         return main;
     }
 
+    /** The reserve the running interval started with. */
+    long reserveAtStartCostUnits() {
+        return reserveAtStart;
+    }
+
     long reserveCostUnits() {
         return reserve;
     }

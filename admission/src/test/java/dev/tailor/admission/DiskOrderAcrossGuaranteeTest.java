@@ -92,4 +92,37 @@ class DiskOrderAcrossGuaranteeTest {
                 .as("longest wait without it, ns")
                 .isGreaterThan(max(with.waitsNanos()) + 200 * MS);
     }
+
+    @Test
+    void requestsTheBucketCoversLater_areNotSteadyDemandForTheReserve() {
+        // One large request admitted at once, a second queued behind the first's debt, then 50 small ones the
+        // bucket covers: with disk order they wait behind the second and the bucket admits them at the next
+        // call, so, as without it, they are the guarantee's, not steady demand the adaptive reserve must hold.
+        long[] reserve = new long[2];
+        for (int withOrder = 0; withOrder < 2; withOrder++) {
+            AdmissionController c = new AdmissionController(
+                    AdmissionConfig.builder()
+                            .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
+                            .segmentSizeBytes(BLOCK)
+                            .blockSizeBytes(BLOCK)
+                            .costModel(new IoCostModel(0, 1, 0, 1))
+                            .queueCapacityPerSegment(1_000_000)
+                            .borrowing(false)
+                            .diskOrderAcrossGuarantee(withOrder == 1)
+                            .build(),
+                    List.of(VirtualDisk.committed("only", 64 * BLOCK, C * 1e9 / DELTA)),
+                    0);
+            c.acquire(0, IoKind.READ, 0, 600_000, 0);
+            c.acquire(0, IoKind.READ, 0, 600_000, 0);
+            for (int i = 0; i < 50; i++) {
+                c.acquire(0, IoKind.READ, (20 + i % 40) * BLOCK, COST, 0);
+            }
+            c.onInterval(DELTA);
+            reserve[withOrder] = c.reserveAtStartCostUnits();
+        }
+        assertThat(reserve[0])
+                .as("the reserve without disk order: the least, 0.05 C")
+                .isEqualTo(C / 20);
+        assertThat(reserve[1]).as("the reserve with disk order").isEqualTo(reserve[0]);
+    }
 }
