@@ -86,32 +86,21 @@ class ArrivalOrderWithinDiskTest {
                 waitedAsHot.stream().map(VirtualTimeDriver.Admitted::waitNanos).toList());
     }
 
-    private static long max(List<Long> values) {
-        return values.stream().mapToLong(Long::longValue).max().orElseThrow();
-    }
-
-    private static boolean ascending(List<Long> ids) {
-        for (int i = 1; i < ids.size(); i++) {
-            if (ids.get(i) < ids.get(i - 1)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     @Test
     void arrivalOrder_smallTenantsQueuedRequests_admittedInTheOrderTheyArrived() {
         Outcome with = run(true);
         Outcome without = run(false);
         assertThat(with.admittedIds()).hasSize(without.admittedIds().size()).hasSizeGreaterThan(100);
-        assertThat(ascending(with.admittedIds()))
+        assertThat(VirtualTimeDriver.inArrivalOrder(with.admittedIds()))
                 .as("admitted in arrival order")
                 .isTrue();
-        assertThat(ascending(without.admittedIds()))
+        assertThat(VirtualTimeDriver.inArrivalOrder(without.admittedIds()))
                 .as("admitted in arrival order without the option")
                 .isFalse();
         // The same share for the disk, served oldest first: the longest wait is shorter (measured 301 ms
         // against 360 ms).
-        assertThat(max(with.waitsNanos())).as("longest wait, ns").isLessThan(max(without.waitsNanos()) - 40 * MS);
+        assertThat(VirtualTimeDriver.max(with.waitsNanos()))
+                .as("longest wait, ns")
+                .isLessThan(VirtualTimeDriver.max(without.waitsNanos()) - 40 * MS);
     }
 }

@@ -24,8 +24,9 @@ class DiskOrderAcrossGuaranteeTest {
 
     private record Outcome(List<Long> admittedIds, List<Long> waitsNanos, int admitted) {}
 
-    private static Outcome run(boolean diskOrder) {
-        AdmissionConfig config = AdmissionConfig.builder()
+    /** A byte costs one unit; no borrowing; queues that never refuse. */
+    private static AdmissionConfig config(boolean diskOrder) {
+        return AdmissionConfig.builder()
                 .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
                 .segmentSizeBytes(BLOCK)
                 .blockSizeBytes(BLOCK)
@@ -34,8 +35,11 @@ class DiskOrderAcrossGuaranteeTest {
                 .borrowing(false)
                 .diskOrderAcrossGuarantee(diskOrder)
                 .build();
-        VirtualTimeDriver driver = new VirtualTimeDriver(
-                new AdmissionController(config, List.of(VirtualDisk.committed("only", 4 * BLOCK, C * 1e9 / DELTA)), 0));
+    }
+
+    private static Outcome run(boolean diskOrder) {
+        VirtualTimeDriver driver = new VirtualTimeDriver(new AdmissionController(
+                config(diskOrder), List.of(VirtualDisk.committed("only", 4 * BLOCK, C * 1e9 / DELTA)), 0));
         long[] offset = {0};
         driver.run(3_000, ms -> {
             // 13 requests of 1,000 units a millisecond: 130 % of the 100,000 units per 10 ms.
@@ -58,39 +62,25 @@ class DiskOrderAcrossGuaranteeTest {
                 all.size());
     }
 
-    private static long max(List<Long> values) {
-        return values.stream().mapToLong(Long::longValue).max().orElseThrow();
-    }
-
-    /** Whether no request was admitted before one that arrived earlier (ids are given in arrival order). */
-    private static boolean inArrivalOrder(List<Long> idsByAdmission) {
-        for (int i = 1; i < idsByAdmission.size(); i++) {
-            if (idsByAdmission.get(i) < idsByAdmission.get(i - 1)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     @Test
     void aTenantBeyondItsBaseline_isServedInArrivalOrder_andItsLongestWaitIsItsBacklog() {
         Outcome with = run(true);
         Outcome without = run(false);
 
         assertThat(with.admitted()).isEqualTo(without.admitted()).isEqualTo(13_000);
-        assertThat(inArrivalOrder(with.admittedIds()))
+        assertThat(VirtualTimeDriver.inArrivalOrder(with.admittedIds()))
                 .as("in arrival order with the option")
                 .isTrue();
-        assertThat(inArrivalOrder(without.admittedIds()))
+        assertThat(VirtualTimeDriver.inArrivalOrder(without.admittedIds()))
                 .as("in arrival order without it")
                 .isFalse();
         // 30 % beyond the capacity for 1 s: about 300 ms of backlog at the end of the second.
-        assertThat(max(with.waitsNanos()))
+        assertThat(VirtualTimeDriver.max(with.waitsNanos()))
                 .as("longest wait with the option, ns")
                 .isLessThan(450 * MS);
-        assertThat(max(without.waitsNanos()))
+        assertThat(VirtualTimeDriver.max(without.waitsNanos()))
                 .as("longest wait without it, ns")
-                .isGreaterThan(max(with.waitsNanos()) + 200 * MS);
+                .isGreaterThan(VirtualTimeDriver.max(with.waitsNanos()) + 200 * MS);
     }
 
     @Test
@@ -101,17 +91,7 @@ class DiskOrderAcrossGuaranteeTest {
         long[] reserve = new long[2];
         for (int withOrder = 0; withOrder < 2; withOrder++) {
             AdmissionController c = new AdmissionController(
-                    AdmissionConfig.builder()
-                            .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                            .segmentSizeBytes(BLOCK)
-                            .blockSizeBytes(BLOCK)
-                            .costModel(new IoCostModel(0, 1, 0, 1))
-                            .queueCapacityPerSegment(1_000_000)
-                            .borrowing(false)
-                            .diskOrderAcrossGuarantee(withOrder == 1)
-                            .build(),
-                    List.of(VirtualDisk.committed("only", 64 * BLOCK, C * 1e9 / DELTA)),
-                    0);
+                    config(withOrder == 1), List.of(VirtualDisk.committed("only", 64 * BLOCK, C * 1e9 / DELTA)), 0);
             c.acquire(0, IoKind.READ, 0, 600_000, 0);
             c.acquire(0, IoKind.READ, 0, 600_000, 0);
             for (int i = 0; i < 50; i++) {

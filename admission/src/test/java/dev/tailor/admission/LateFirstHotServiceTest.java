@@ -77,20 +77,18 @@ class LateFirstHotServiceTest {
                 .toList();
     }
 
-    private static long max(List<Long> values) {
-        return values.stream().mapToLong(Long::longValue).max().orElseThrow();
-    }
-
     @Test
     void lateFirst_surgingTenantBeyondItsBucket_admittedSoonAfterItsFifoFinish() {
         List<Long> with = surgingLateness(true);
         assertThat(with).hasSize(1_441); // 3 per 10 ms outside the surge, 3 per ms in it
         // Measured 9.9 ms: the work admitted at once within the baselines still goes ahead of it.
-        assertThat(max(with)).as("latest admission after the fifo finish, ns").isLessThanOrEqualTo(2 * DELTA);
+        assertThat(VirtualTimeDriver.max(with))
+                .as("latest admission after the fifo finish, ns")
+                .isLessThanOrEqualTo(2 * DELTA);
 
         // Without the option its requests beyond the bucket get a tenth of the hot service beside the loaded
         // tenant's backlog (measured: 441 ms past their fifo finish).
-        assertThat(max(surgingLateness(false)))
+        assertThat(VirtualTimeDriver.max(surgingLateness(false)))
                 .as("latest admission after the fifo finish without the option, ns")
                 .isGreaterThan(100 * MS);
     }

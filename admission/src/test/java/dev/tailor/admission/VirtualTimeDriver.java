@@ -120,4 +120,19 @@ final class VirtualTimeDriver {
     Set<Ticket> trackedStillQueued() {
         return Collections.unmodifiableSet(queuedReference.keySet());
     }
+
+    /** The largest of {@code values}, e.g. waits in ns. */
+    static long max(List<Long> values) {
+        return values.stream().mapToLong(Long::longValue).max().orElseThrow();
+    }
+
+    /** Whether ticket ids listed in order of admission never go down: no request admitted before an older one. */
+    static boolean inArrivalOrder(List<Long> idsByAdmission) {
+        for (int i = 1; i < idsByAdmission.size(); i++) {
+            if (idsByAdmission.get(i) < idsByAdmission.get(i - 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
 }
