@@ -56,6 +56,13 @@ class ServiceFilesTest {
             "TailorNbdAdmissionHolding",
             "TailorNbdDoorHolding",
             "TailorNbdEventLoopStalled");
+    /**
+     * A PromQL aggregation that merges series, and its {@code by} labels (group 2; null without {@code by}, or with
+     * it after the operand). Not {@code topk} and {@code bottomk}, which pick series and keep their labels.
+     */
+    private static final Pattern AGGREGATION = Pattern.compile(
+            "\\b(sum|min|max|avg|count|group|stddev|stdvar|quantile|count_values)\\s*"
+                    + "(?:by\\s*\\(([^)]*)\\)\\s*)?\\(");
     /** The series a text names: the server's own and the JVM collectors'; not a prefix ending in "_" ("_*"). */
     private static final Pattern SERIES = Pattern.compile("\\b(?:tailor_nbd|jvm)_[a-z_]*[a-z]\\b");
 
@@ -335,9 +342,17 @@ class ServiceFilesTest {
             p.path("targets").forEach(t -> {
                 assertThat(t.path("datasource").path("uid").asText()).as(title).isEqualTo("${datasource}");
                 assertThat(t.path("expr").asText()).as(title).contains("instance=~\"$instance\"");
-                if (t.path("expr").asText().startsWith("histogram_quantile(")) {
-                    // Several servers may serve exports of the same name: a quantile per server, named so.
-                    assertThat(t.path("expr").asText()).as(title).contains("sum by (job, instance, ");
+                // Several servers may serve exports of the same name: every aggregation (a quantile's sum by le,
+                // a rate's sum, a gauge's max) keeps the server, and a graph's legend names it.
+                String expr = t.path("expr").asText();
+                Matcher aggregation = AGGREGATION.matcher(expr);
+                while (aggregation.find()) {
+                    assertThat(aggregation.group(2))
+                            .as(title + ": " + aggregation.group(1) + " in " + expr)
+                            .isNotNull()
+                            .startsWith("job, instance");
+                }
+                if (!"table".equals(t.path("format").asText())) { // a table shows every label
                     assertThat(t.path("legendFormat").asText()).as(title).startsWith("{{job}} {{instance}} ");
                 }
             });
