@@ -42,8 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServiceFilesTest {
 
-    private static final Path DEPLOY =
-            Path.of(System.getProperty("tailor.projectDir", "..")).resolve("deploy/nbd");
+    private static final Path PROJECT = Path.of(System.getProperty("tailor.projectDir", ".."));
+    private static final Path DEPLOY = PROJECT.resolve("deploy/nbd");
     private static final ObjectMapper YAML = new YAMLMapper();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> UNITS = List.of("tailor-nbd.service", "tailor-nbd@.service");
@@ -60,8 +60,8 @@ class ServiceFilesTest {
      * A PromQL aggregation that merges series, and its {@code by} labels (group 2; null without {@code by}, or with
      * it after the operand). Not {@code topk} and {@code bottomk}, which pick series and keep their labels.
      */
-    private static final Pattern AGGREGATION = Pattern.compile(
-            "\\b(sum|min|max|avg|count|group|stddev|stdvar|quantile|count_values)\\s*"
+    private static final Pattern AGGREGATION =
+            Pattern.compile("\\b(sum|min|max|avg|count|group|stddev|stdvar|quantile|count_values)\\s*"
                     + "(?:by\\s*\\(([^)]*)\\)\\s*)?\\(");
     /** The series a text names: the server's own and the JVM collectors'; not a prefix ending in "_" ("_*"). */
     private static final Pattern SERIES = Pattern.compile("\\b(?:tailor_nbd|jvm)_[a-z_]*[a-z]\\b");
@@ -371,27 +371,98 @@ class ServiceFilesTest {
     @Test
     void dashboard_everyExpressionIsPromQl_perPromtool() throws Exception {
         Path promtool = Tools.require("promtool", "prometheus");
-        // Each expression as a recording rule, its Grafana variables given values, for promtool's parser.
-        List<Map<String, String>> records = new ArrayList<>();
-        List<String> expressions = dashboardExpressions();
-        for (int i = 0; i < expressions.size(); i++) {
-            records.add(Map.of(
-                    "record",
-                    "dashboard:expression_" + i,
-                    "expr",
-                    expressions
-                            .get(i)
-                            .replace("$__rate_interval", "5m")
-                            .replace("$instance", ".*")
-                            .replace("$export", ".*")));
-        }
-        YAML.writeValue(
-                dir.resolve("dashboard.rules.yaml").toFile(),
-                Map.of("groups", List.of(Map.of("name", "dashboard", "rules", records))));
-        assertThat(run(promtool, dir, "check", "rules", "dashboard.rules.yaml"))
+        // Each expression with its Grafana variables given values.
+        List<String> expressions = dashboardExpressions().stream()
+                .map(e -> e.replace("$__rate_interval", "5m")
+                        .replace("$instance", ".*")
+                        .replace("$export", ".*"))
+                .toList();
+        assertThat(checkAsRecordingRules(promtool, "dashboard", expressions))
                 .startsWith("exit 0")
                 .contains("SUCCESS: " + expressions.size() + " rules found");
         assertThat(expressions).hasSizeGreaterThan(15);
+    }
+
+    /** What {@code promtool check rules} says of each expression as a recording rule, for its parser. */
+    private String checkAsRecordingRules(Path promtool, String name, List<String> expressions) throws Exception {
+        List<Map<String, String>> records = new ArrayList<>();
+        for (int i = 0; i < expressions.size(); i++) {
+            records.add(Map.of("record", name + ":expression_" + i, "expr", expressions.get(i)));
+        }
+        YAML.writeValue(
+                dir.resolve(name + ".rules.yaml").toFile(),
+                Map.of("groups", List.of(Map.of("name", name, "rules", records))));
+        return run(promtool, dir, "check", "rules", name + ".rules.yaml");
+    }
+
+    // ---- docs/nbd.md's example queries
+
+    /**
+     * The PromQL of docs/nbd.md's examples: each fenced block without a language that names a tailor_nbd_ series,
+     * one expression a line, a line starting with a blank, an operator or a closing parenthesis continuing the
+     * expression before it; comments left out.
+     */
+    private static List<String> documentedQueries() throws IOException {
+        Pattern continuation = Pattern.compile("[\\s/*+)-]|(?:and|or|unless)\\b");
+        List<List<String>> blocks = new ArrayList<>();
+        List<String> block = null;
+        for (String line : Files.readAllLines(PROJECT.resolve("docs/nbd.md"))) {
+            if (line.startsWith("```")) {
+                if (block == null && line.equals("```")) {
+                    block = new ArrayList<>();
+                    blocks.add(block);
+                } else if (block == null) {
+                    block = new ArrayList<>(); // a block with a language: read past it, not kept
+                } else {
+                    block = null;
+                }
+            } else if (block != null) {
+                block.add(line);
+            }
+        }
+        List<String> queries = new ArrayList<>();
+        for (List<String> lines : blocks) {
+            if (lines.stream().noneMatch(l -> l.contains("tailor_nbd_"))) {
+                continue;
+            }
+            List<String> inBlock = new ArrayList<>();
+            for (String line : lines) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                if (!inBlock.isEmpty() && continuation.matcher(line).lookingAt()) {
+                    inBlock.set(inBlock.size() - 1, inBlock.getLast() + "\n" + line);
+                } else {
+                    inBlock.add(line);
+                }
+            }
+            queries.addAll(inBlock);
+        }
+        return queries;
+    }
+
+    @Test
+    void docs_exampleQueriesArePromQl_perPromtool_andKeepTheServer() throws Exception {
+        List<String> queries = documentedQueries();
+        assertThat(queries)
+                .anyMatch(q -> q.startsWith("histogram_quantile(") && q.contains("tailor_nbd_admission_wait_seconds"))
+                .anyMatch(
+                        q -> q.startsWith("histogram_quantile(") && q.contains("tailor_nbd_fair_dispatch_wait_seconds"))
+                .anyMatch(q -> q.contains("\n  / sum by ("));
+        // Several servers may serve exports of the same name: every aggregation keeps the server, as the alerts do.
+        for (String query : queries) {
+            Matcher aggregation = AGGREGATION.matcher(query);
+            while (aggregation.find()) {
+                assertThat(aggregation.group(2))
+                        .as(aggregation.group(1) + " in " + query)
+                        .isNotNull()
+                        .startsWith("job, instance");
+            }
+        }
+        Path promtool = Tools.require("promtool", "prometheus");
+        assertThat(checkAsRecordingRules(promtool, "docs", queries))
+                .startsWith("exit 0")
+                .contains("SUCCESS: " + queries.size() + " rules found");
     }
 
     // ---- the series, on a real server's /metrics
