@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
  * {@code tailor nbd top}: a live view of a running server's {@code /metrics}, like {@code top} for storage
  * engineers. Every {@code --interval} it reads the endpoint and shows, from the difference with the previous
  * reading: per export the IOPS, throughput, latency percentiles, errors and slow requests; admission's decisions and
- * waits when it is on; per export its wait at its fair dispatch door when the door is on; per export the per-request
+ * waits (mean and P99 over the interval) when it is on; per export its wait at its fair dispatch door (the same) when
+ * the door is on; per export the per-request
  * loop tracing (unrelated work waited behind, own work); per loop
  * the health-check age and the dispatch-delay bound; and, over the server's slow window (the last 30 to 60 s by
  * default), the (export, segment) pairs with the most
@@ -31,11 +32,12 @@ import picocli.CommandLine.Option;
         usageHelpWidth = 110,
         description = {
             "A live view of a running tailor nbd serve, from its metrics endpoint (--metrics-listen): IOPS, MiB/s and"
-                    + " latency per export, admission's waits, the waits at the fair dispatch doors, per-request loop"
-                    + " tracing, and the segments with the"
+                    + " latency per export, admission's waits and those at the fair dispatch doors (mean and P99),"
+                    + " per-request loop tracing, and the segments with the"
                     + " most slow requests (where their time went: admission queue or backend; their class when"
-                    + " admitted). Rates and percentiles cover the last interval; the slow segments, the server's"
-                    + " slow window (the last 30 to 60 s by default). Ctrl-C ends it. docs/nbd.md, \"Live view\".",
+                    + " admitted). Rates, percentiles and waits cover the last interval; the slow segments, the"
+                    + " server's slow window (the last 30 to 60 s by default). Ctrl-C ends it. docs/nbd.md, \"Live"
+                    + " view\".",
             "",
         })
 final class NbdTopCommand implements Callable<Integer> {

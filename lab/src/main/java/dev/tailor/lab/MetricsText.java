@@ -198,9 +198,12 @@ public final class MetricsText {
      */
     record Histogram(TreeMap<Double, Double> cumulative, double count, double sum) {
 
-        /** This minus {@code earlier} (the observations between two scrapes); this when earlier has no data. */
+        /**
+         * This minus {@code earlier} (the observations between two scrapes); this when earlier has no data, or more
+         * observations than this (the server restarted in between: counted from 0, as a counter is).
+         */
         Histogram minus(Histogram earlier) {
-            if (Double.isNaN(earlier.count()) || Double.isNaN(count)) {
+            if (Double.isNaN(earlier.count()) || Double.isNaN(count) || count < earlier.count()) {
                 return this;
             }
             TreeMap<Double, Double> delta = new TreeMap<>();

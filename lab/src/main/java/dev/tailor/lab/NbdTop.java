@@ -20,8 +20,8 @@ import java.util.regex.Pattern;
 /**
  * What {@code tailor nbd top} shows of a running server's {@code /metrics}, like {@code top} for storage
  * engineers: from the difference of two readings, per export the IOPS, throughput, latency percentiles, errors
- * and slow requests; admission's decisions and waits when it is on; with the fair dispatch door on, per export its
- * door and its wait there; per export the per-request loop tracing
+ * and slow requests; admission's decisions and waits (mean and P99 over the interval, from the wait histograms)
+ * when it is on; with the fair dispatch door on, per export its door and its wait there (the same); per export the per-request loop tracing
  * (unrelated work waited behind, own work, the wall wait for the loop and its part behind other work); per loop the health-check age and the dispatch-delay bound; and,
  * over the server's slow window, the (export, segment) pairs with the most slow requests, with where their time went
  * (admission queue, backend) and their class when admitted, under the server's slow threshold. docs/nbd.md, "Live
@@ -286,7 +286,7 @@ public final class NbdTop {
                                 requests),
                         percent(queued, requests),
                         fmt(queued > 0 ? wait / queued * 1e3 : Double.NaN, 2),
-                        fmt(now.sum("tailor_nbd_admission_export_queue_wait_max_seconds", "export", e) * 1e3, 1),
+                        fmt(intervalP99(before, now, "tailor_nbd_admission_wait_seconds", "export", e) * 1e3, 2),
                         fmt(
                                 zeroIfAbsent(delta(
                                                 before, now, "tailor_nbd_admission_export_refused_total", "export", e))
@@ -310,7 +310,7 @@ public final class NbdTop {
                                     "arrived hot",
                                     "queued",
                                     "mean wait ms",
-                                    "max wait ms (life)",
+                                    "P99 wait ms",
                                     "refused/s"),
                             admission,
                             List.of())
@@ -433,8 +433,9 @@ public final class NbdTop {
     /**
      * The fair dispatch section (docs/nbd.md, "Fair dispatch"): per export its door (the backend), READs and WRITEs
      * reaching the door per second, the share of them that waited there, their mean wait over the interval (the
-     * wait of those let through after waiting, over those that waited) and the longest since the start; titled with
-     * each door's waiting and outstanding requests now against its depth.
+     * wait of those let through after waiting, over those that waited) and the P99 wait over the interval (of every
+     * one let through, 0 for those let through at once); titled with each door's waiting and outstanding requests
+     * now against its depth.
      */
     static List<String> fairDispatch(MetricsText before, MetricsText now, double elapsedSeconds) {
         List<List<String>> rows = new ArrayList<>();
@@ -453,7 +454,7 @@ public final class NbdTop {
                     fmt(requests / elapsedSeconds, 1),
                     percent(waited, requests),
                     fmt(waited > 0 ? wait / waited * 1e3 : Double.NaN, 2),
-                    fmt(now.sum("tailor_nbd_fair_dispatch_export_wait_max_seconds", "export", e) * 1e3, 1)));
+                    fmt(intervalP99(before, now, "tailor_nbd_fair_dispatch_wait_seconds", "export", e) * 1e3, 2)));
         }
         List<String> doors = new ArrayList<>();
         for (String d : now.labelValues("tailor_nbd_fair_dispatch_depth", "backend")) {
@@ -469,7 +470,7 @@ public final class NbdTop {
         return new TextTable(
                         "Fair dispatch (per door, waiting now / out now of its depth: " + String.join("; ", doors)
                                 + "):",
-                        List.of("export", "door", "requests/s", "waited", "mean wait ms", "max wait ms (life)"),
+                        List.of("export", "door", "requests/s", "waited", "mean wait ms", "P99 wait ms"),
                         rows,
                         List.of())
                 .lines();
@@ -572,6 +573,19 @@ public final class NbdTop {
             return Double.NaN;
         }
         return Math.max(0, loopWait.sum() - (unrelatedWait.sum() - arrivalUnrelatedSeconds)) / loopWait.count();
+    }
+
+    /**
+     * The P99, s, of a wait histogram ({@code tailor_nbd_admission_wait_seconds}, {@code
+     * tailor_nbd_fair_dispatch_wait_seconds}: every request sent on, 0 for one that did not wait) over the interval:
+     * interpolated in the difference of its buckets between the two readings, as {@code histogram_quantile} does
+     * over a rate's window, so a long wait long ago is not in it. NaN with no request in the interval, or from a
+     * server without the histogram.
+     */
+    static double intervalP99(MetricsText before, MetricsText now, String histogram, String... labelPairs) {
+        return now.histogram(histogram, labelPairs)
+                .minus(before.histogram(histogram, labelPairs))
+                .quantile(0.99);
     }
 
     private static double delta(MetricsText before, MetricsText now, String name, String... labelPairs) {
