@@ -671,9 +671,14 @@ public final class ControllerLoop implements AutoCloseable {
         }
         if (options.lease() != null) {
             LeaseElector current = elector;
-            String problem = current == null ? "not read yet" : current.noAccess();
+            String problem = current == null ? null : current.noAccess();
+            if (problem == null && (current == null || !current.answered())) {
+                return "Lease " + options.lease() + " not read yet";
+            }
             if (problem != null) {
-                return "no access to the API server: Lease " + options.lease() + ": " + problem;
+                // In the words of the line a standby logs.
+                return "Lease " + options.lease() + ": " + problem + "; this replica cannot take part in leader"
+                        + " election";
             }
         }
         if (!leading) {

@@ -167,10 +167,9 @@ final class LeaseElector {
     }
 
     /**
-     * Why this replica has no working access to the Lease, in words, or {@code null} when its last
-     * attempt read it (and wrote it when it had to): the last attempt's problem ({@code cannot read
-     * it (...)}), an attempt that has had no answer for the renew deadline, or none answered yet. A
-     * leader and a standby alike, for readiness. May be called from any thread.
+     * Why this replica has no working access to the Lease, in words, or {@code null}: the last
+     * attempt's problem ({@code cannot read it (...)}), or an attempt that has had no answer for the
+     * renew deadline. A leader and a standby alike, for readiness. May be called from any thread.
      */
     String noAccess() {
         if (attemptInFlight && tickerNanos.getAsLong() - attemptStartedNanos >= renewDeadlineNanos) {
@@ -179,11 +178,12 @@ final class LeaseElector {
                     "the API server has not answered this replica's call for the renew deadline (%.1f s) or longer",
                     renewDeadlineNanos / 1e9);
         }
-        String problem = lastProblem;
-        if (problem != null) {
-            return problem;
-        }
-        return attemptEnded ? null : "not read yet";
+        return lastProblem;
+    }
+
+    /** Whether some attempt has ended, worked or not. May be called from any thread. */
+    boolean answered() {
+        return attemptEnded;
     }
 
     private void attempt() {

@@ -599,8 +599,9 @@ class ControllerLoopStallTest {
                     () -> "messages " + messages);
             assertThat(clock.millis() - hangsFrom).isGreaterThanOrEqualTo(RENEW_DEADLINE_MILLIS);
             assertThat(get(serverB, "/readyz"))
-                    .isEqualTo("503 no access to the API server: Lease tailor-system/tailor-heart: the API server"
-                            + " has not answered this replica's call for the renew deadline (1.3 s) or longer\n");
+                    .isEqualTo("503 Lease tailor-system/tailor-heart: the API server has not answered this replica's"
+                            + " call for the renew deadline (1.3 s) or longer; this replica cannot take part in leader"
+                            + " election\n");
             assertThat(get(serverB, "/healthz")).isEqualTo("200 ok\n");
             assertThat(b.standingBy()).isTrue();
             assertThat(a.leading()).isTrue();
@@ -629,8 +630,9 @@ class ControllerLoopStallTest {
             assertThat(a.leading()).isTrue();
             String leaderWhy = get(server, "/readyz");
             assertThat(leaderWhy)
-                    .startsWith("503 no access to the API server: Lease tailor-system/tailor-heart: cannot read it (")
-                    .contains("403");
+                    .startsWith("503 Lease tailor-system/tailor-heart: cannot read it (")
+                    .contains("403")
+                    .endsWith("); this replica cannot take part in leader election\n");
             assertThat(get(server, "/healthz")).isEqualTo("200 ok\n");
 
             stepUntil("replica-a to stop leading", 100, LEASE_MILLIS, () -> !a.leading());
