@@ -110,12 +110,20 @@ final class DatasetCommand implements Callable<Integer> {
             description = "One-way delay of a node to itself (default: ${DEFAULT-VALUE}).")
     double sameNodeDelayMillis;
 
-    @Option(names = "--out", paramLabel = "FILE", description = "Write the snapshot here (default: stdout).")
+    @Option(
+            names = "--out",
+            paramLabel = "FILE",
+            description = "Write the snapshot here, in an existing folder, replacing the file if there is one; checked"
+                    + " before the data is read (default: stdout).")
     Path out;
 
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        if (out != null) {
+            // Up front: building reads the whole dataset first.
+            Json.checkWritable("--out", out);
+        }
         OnlineBoutiqueSnapshot.Options options = data.options();
         try {
             options = options.toBuilder()

@@ -168,29 +168,49 @@ final class Json {
         return "a JSON object";
     }
 
+    /** What a file written by {@link #writeAtomically} must be, for the messages that refuse one. */
+    private static final String EXPECTED_FILE = "expected: a file in an existing folder where files can be created";
+
     /**
-     * Writes {@code value} to {@code file} atomically: a reader never sees half a file, and on
-     * failure the old file is untouched. The folder must exist. A replaced file keeps its
-     * permissions; a new one is readable by all and writable by its owner (0644).
+     * Checks up front, before any work, that {@link #writeAtomically} can write {@code file}: the regular file it
+     * names (or the file a link names) is in an existing folder, is not a folder itself, and a file can be created
+     * next to it (a hidden one is created and removed); a device or FIFO is written through unchecked.
      *
      * @param option the option that named the file ({@code --out}), which the errors name
-     * @throws CliException with exit code 2 naming the option, the file and the system's reason
+     * @throws CliException with exit code 2 naming the option, the file as given, the reason and what was expected
      */
-    static void writeAtomically(String option, Path file, Object value) {
+    static void checkWritable(String option, Path file) {
+        Path target = target(option, file);
+        if (target == null) {
+            return;
+        }
+        String unwritable = IoErrors.cannotCreateIn(target.getParent());
+        if (unwritable != null) {
+            throw new CliException(option + ": cannot write " + file + ": no file can be created in "
+                    + target.getParent() + " (" + unwritable + "; " + EXPECTED_FILE + ")");
+        }
+    }
+
+    /**
+     * The regular file {@link #writeAtomically} creates or replaces for {@code file} (absolute; the file a link
+     * names), or {@code null} when {@code file} exists and is not a regular file (a device, a FIFO: written
+     * through, as a shell's {@code >} does).
+     *
+     * @throws CliException with exit code 2 when there can be no such file
+     */
+    private static Path target(String option, Path file) {
+        if (file.toString().isEmpty()) {
+            throw new CliException(option + ": empty (expected: a file name)");
+        }
         Path target = file.toAbsolutePath();
         Path dir = target.getParent();
-        if (dir == null || !Files.isDirectory(dir)) {
-            throw new CliException(option + ": cannot write " + file + ": folder " + dir + " does not exist"
-                    + " (expected: a file in an existing folder)");
-        }
         if (Files.isDirectory(target)) {
-            throw new CliException(option + ": cannot write " + file + ": is a directory (expected: a file)");
+            throw new CliException(option + ": cannot write " + file + ": is a directory (" + EXPECTED_FILE + ")");
         }
         if (Files.exists(target) && !Files.isRegularFile(target)) {
             // A device, a FIFO or a terminal (/dev/stdout, /dev/null): written through, as a shell's > does.
             // Renaming a file over it replaced the device itself, for root even /dev/null.
-            writeThrough(option, file, target, value);
-            return;
+            return null;
         }
         if (Files.isSymbolicLink(target)) {
             // The file the link names is replaced (or created), not the link.
@@ -200,14 +220,41 @@ final class Json {
                             .normalize();
                 }
             } catch (IOException e) {
-                throw new CliException(option + ": cannot write " + file + ": " + IoErrors.reason(e), e);
+                throw new CliException(
+                        option + ": cannot write " + file + ": " + IoErrors.reason(e) + " (" + EXPECTED_FILE + ")", e);
             }
             dir = target.getParent();
             if (dir == null || !Files.isDirectory(dir)) {
                 throw new CliException(option + ": cannot write " + file + ": it links to " + target + " in a folder"
-                        + " that does not exist (expected: a file in an existing folder)");
+                        + " that does not exist (" + EXPECTED_FILE + ")");
             }
+            return target;
         }
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new CliException(option + ": cannot write " + file + ": "
+                    + (dir != null && Files.exists(dir)
+                            ? dir + " is a file, not a folder"
+                            : "folder " + dir + " does not exist")
+                    + " (" + EXPECTED_FILE + ")");
+        }
+        return target;
+    }
+
+    /**
+     * Writes {@code value} to {@code file} atomically: a reader never sees half a file, and on
+     * failure the old file is untouched. The folder must exist. A replaced file keeps its
+     * permissions; a new one is readable by all and writable by its owner (0644).
+     *
+     * @param option the option that named the file ({@code --out}), which the errors name
+     * @throws CliException with exit code 2 naming the option, the file and the system's reason
+     */
+    static void writeAtomically(String option, Path file, Object value) {
+        Path target = target(option, file);
+        if (target == null) {
+            writeThrough(option, file, file.toAbsolutePath(), value);
+            return;
+        }
+        Path dir = target.getParent();
         Path tmp = null;
         try {
             tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
@@ -224,7 +271,8 @@ final class Json {
         } catch (UnsupportedOperationException e) {
             throw new CliException(option + ": cannot write " + file + ": file permissions not supported here", e);
         } catch (IOException e) {
-            throw new CliException(option + ": cannot write " + file + ": " + IoErrors.reason(e), e);
+            throw new CliException(
+                    option + ": cannot write " + file + ": " + IoErrors.reason(e) + " (" + EXPECTED_FILE + ")", e);
         } finally {
             if (tmp != null) {
                 try {

@@ -245,7 +245,7 @@ class DatasetCommandTest {
     @Test
     void snapshotDataset_renamedApp_findsTheEntryFromTheTraceAndHeartPlansIt() throws IOException {
         Path app = renamedApp();
-        Path snapshot = dir.resolve("shop.json");
+        Path snapshot = Files.writeString(dir.resolve("shop.json"), "an older snapshot");
         PlanCommandTest.Result built = tailor(
                 "heart",
                 "snapshot",
@@ -266,6 +266,7 @@ class DatasetCommandTest {
                         "the folder's only CSV with the span columns",
                         "sampling period 60 s");
         assertThat(built.err()).doesNotContain("frontend");
+        // An existing file is replaced.
         JsonNode doc = Json.MAPPER.readTree(snapshot.toFile());
         assertThat(doc.get("replicas").size()).isEqualTo(27); // 9 metered components x 3 replicas
         assertThat(doc.get("windowSeconds").asDouble()).isEqualTo(60.0);
@@ -292,6 +293,73 @@ class DatasetCommandTest {
                 nowhere.toString());
         assertThat(refused.exitCode()).isEqualTo(2);
         assertThat(refused.err()).contains("--out: cannot write " + nowhere + ": folder " + nowhere.getParent());
+    }
+
+    // --- --out, checked before the data is read: each refusal names the option, echoes the value, says why
+    // and what is expected, and exits 2 ---
+
+    /** {@code tailor heart snapshot dataset --dataset <none> --out out}: the error is about --out, so it came first. */
+    private PlanCommandTest.Result snapshotTo(String out) {
+        return tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                dir.resolve("no-such-dataset").toString(),
+                "--out",
+                out);
+    }
+
+    private static void assertRefused(PlanCommandTest.Result result, String message) {
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err()).isEqualTo("tailor: " + message + "\n");
+        assertThat(result.out()).isEmpty();
+    }
+
+    private static final String EXPECTED = "(expected: a file in an existing folder where files can be created)";
+
+    @Test
+    void snapshotDataset_outInAFolderThatDoesNotExist_isRefusedBeforeTheDataIsRead() {
+        Path out = dir.resolve("missing").resolve("ob.json");
+        assertRefused(
+                snapshotTo(out.toString()),
+                "--out: cannot write " + out + ": folder " + out.getParent() + " does not exist " + EXPECTED);
+        assertThat(out.getParent()).doesNotExist();
+    }
+
+    @Test
+    void snapshotDataset_outUnderAFile_saysTheFileIsNotAFolder() throws IOException {
+        // Was: "folder ... does not exist", of a file that exists.
+        Path file = Files.writeString(dir.resolve("notes.txt"), "kept");
+        Path out = file.resolve("ob.json");
+        assertRefused(
+                snapshotTo(out.toString()),
+                "--out: cannot write " + out + ": " + file + " is a file, not a folder " + EXPECTED);
+        assertThat(file).hasContent("kept");
+    }
+
+    @Test
+    void snapshotDataset_outIsAnExistingFolder_isRefused() throws IOException {
+        Path folder = Files.createDirectory(dir.resolve("ob.json"));
+        assertRefused(snapshotTo(folder.toString()), "--out: cannot write " + folder + ": is a directory " + EXPECTED);
+        assertThat(folder).isEmptyDirectory();
+    }
+
+    @Test
+    void snapshotDataset_outInAFolderThatTakesNoFile_saysWhy() {
+        // Linux's /proc takes no new file, whoever asks (root too). Was: "permission denied" or "no such file or
+        // directory" alone, after the whole dataset had been read.
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        assertRefused(
+                snapshotTo("/proc/ob.json"),
+                "--out: cannot write /proc/ob.json: no file can be created in /proc (no such file or directory;"
+                        + " expected: a file in an existing folder where files can be created)");
+    }
+
+    @Test
+    void snapshotDataset_outEmpty_isRefused() {
+        // Was: "cannot write : is a directory".
+        assertRefused(snapshotTo(""), "--out: empty (expected: a file name)");
     }
 
     @Test

@@ -154,6 +154,8 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile boolean leading;
     /** Whether the Lease named this replica when read for the current round's writes. */
     private volatile boolean holderConfirmed;
+    /** The message of the last round or re-plan when it could not read the cluster, else {@code null}. */
+    private volatile String lastReadFailure;
     /** Counts the times this replica gained the lease; a round writes only in the term it began in. */
     private volatile long term;
 
@@ -652,6 +654,43 @@ public final class ControllerLoop implements AutoCloseable {
         return options.lease() != null && started && running && !leading;
     }
 
+    /**
+     * Why this replica is not ready, in one line ({@code /readyz} answers 503 with it), or {@code null} when
+     * it is: a leader once a round has planned and while its last round or re-plan could read the cluster, a
+     * standby while it waits for the Lease; with leader election, either only while its last attempt on the
+     * Lease (every retry period) read it and none has been waiting for an answer for the renew deadline. A
+     * replica that cannot reach the API server is not ready, whether it leads or stands by, as an operator's
+     * readiness tells whether it could do its work now; its liveness ({@link #alive}) does not depend on it.
+     */
+    public String notReady() {
+        if (!started) {
+            return "not started";
+        }
+        if (!running) {
+            return "stopping";
+        }
+        if (options.lease() != null) {
+            LeaseElector current = elector;
+            String problem = current == null ? null : current.noAccess();
+            if (problem == null && (current == null || !current.answered())) {
+                return "Lease " + options.lease() + " not read yet";
+            }
+            if (problem != null) {
+                // In the words of the line a standby logs.
+                return "Lease " + options.lease() + ": " + problem + "; this replica cannot take part in leader"
+                        + " election";
+            }
+        }
+        if (!leading) {
+            return null;
+        }
+        if (!metrics.ready()) {
+            return "leading, but no round has planned yet";
+        }
+        String read = lastReadFailure;
+        return read == null ? null : "leading, but the last round could not read the cluster: " + read;
+    }
+
     /** Whether an attempt to acquire or renew the Lease waits for the API server (for tests on virtual time). */
     boolean leaseAttemptInFlight() {
         LeaseElector current = elector;
@@ -851,6 +890,7 @@ public final class ControllerLoop implements AutoCloseable {
                     replans++; // after its delay: a reader that sees the count sees the delay
                     metrics.countReplan();
                     metrics.record(round);
+                    readFailure(round);
                     metrics.nodesMissingLocalityLabels(
                             controller.nodesMissingLocalityLabels().size());
                     reporter.accept(round);
@@ -860,6 +900,7 @@ public final class ControllerLoop implements AutoCloseable {
                 Controller.Round round = controller.round(metricsAt, options.dryRun());
                 rounds++;
                 metrics.record(round);
+                readFailure(round);
                 metrics.nodesMissingLocalityLabels(
                         controller.nodesMissingLocalityLabels().size());
                 reporter.accept(round);
@@ -867,6 +908,7 @@ public final class ControllerLoop implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // A bug or an unexpected client error must not stop the controller: say it, go on.
+            lastReadFailure = ("unexpected: " + e).replaceAll("\\s+", " ").strip();
             reporter.accept(new Controller.Round(
                     false,
                     Controller.FailureReason.KUBERNETES_READ,
@@ -879,6 +921,13 @@ public final class ControllerLoop implements AutoCloseable {
                     List.of(),
                     0));
         }
+    }
+
+    /** On the rounds thread: remembers whether {@code round} could read the cluster (for {@link #notReady}). */
+    private void readFailure(Controller.Round round) {
+        lastReadFailure = round.failure() == Controller.FailureReason.KUBERNETES_READ
+                ? String.valueOf(round.message()).replaceAll("\\s+", " ").strip()
+                : null;
     }
 
     /**
@@ -921,6 +970,7 @@ public final class ControllerLoop implements AutoCloseable {
     /** On the scheduler: the elector acquired the Lease. */
     private void startLeading() {
         term++;
+        lastReadFailure = null; // of another term: the round that starts now tells
         leading = true;
         tookOver = true;
         renewalRefused = false;

@@ -291,7 +291,7 @@ public final class ControllerMetrics {
         replans.inc();
     }
 
-    /** Whether a round has planned successfully (the {@code /readyz} condition). */
+    /** Whether a round has planned successfully (a leader's first {@code /readyz} condition, {@link ControllerLoop#notReady}). */
     public boolean ready() {
         return ready;
     }

@@ -7,12 +7,13 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The controller's HTTP endpoints: {@code /metrics} ({@link ControllerMetrics}), {@code /healthz}
- * (200 while the round loop is alive) and {@code /readyz} (200 when this replica does its job: a
- * leader once a round has planned, a standby while it waits for the lease), for Prometheus and the
- * kubelet's probes; each answers GET and HEAD, and any other method 405 with {@code Allow: GET, HEAD}.
+ * (200 while the round loop is alive) and {@code /readyz} (200 when this replica can do its job, else
+ * 503 saying why: {@link ControllerLoop#notReady}), for Prometheus and the kubelet's probes; each
+ * answers GET and HEAD, and any other method 405 with {@code Allow: GET, HEAD}.
  */
 public final class ControllerServer implements AutoCloseable {
 
@@ -21,12 +22,12 @@ public final class ControllerServer implements AutoCloseable {
     /**
      * Starts serving on {@code address}.
      *
-     * @param alive whether the round loop is alive
-     * @param ready whether this replica is ready (see the class comment)
+     * @param alive    whether the round loop is alive
+     * @param notReady why this replica is not ready, in one line, or {@code null} when it is
      * @throws IOException if the port cannot be bound
      */
     public ControllerServer(
-            InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive, BooleanSupplier ready)
+            InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive, Supplier<String> notReady)
             throws IOException {
         server = HttpServer.create(address, 0);
         // A context answers every path it is a prefix of (/healthzzz, /metrics/x): each path answers
@@ -45,8 +46,8 @@ public final class ControllerServer implements AutoCloseable {
         });
         server.createContext("/readyz", exchange -> {
             if (exact(exchange)) {
-                boolean ok = ready.getAsBoolean();
-                send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "leading, but no round has planned yet\n");
+                String why = notReady.get();
+                send(exchange, why == null ? 200 : 503, "text/plain", (why == null ? "ok" : why) + "\n");
             }
         });
         server.start();

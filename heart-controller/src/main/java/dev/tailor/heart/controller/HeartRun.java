@@ -242,11 +242,8 @@ public final class HeartRun {
             String address = options.metricsAddress() != null ? options.metricsAddress() : "0.0.0.0:9464";
             long staleMillis = loop.staleMillis(); // past it /healthz says 503 and the lease is not renewed
             loop.onMessage(this::loopMessage);
-            try (ControllerServer server = new ControllerServer(
-                    socket(address),
-                    metrics,
-                    () -> loop.alive(staleMillis),
-                    () -> metrics.ready() || loop.standingBy())) {
+            try (ControllerServer server =
+                    new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis), loop::notReady)) {
                 log.info("serving /metrics, /healthz and /readyz on " + address + "; "
                         + (lease == null
                                 ? (dryRun

@@ -98,7 +98,12 @@ final class LeaseElector {
     private long renewedAtNanos;
 
     private String reportedLeader;
-    private String lastProblem;
+    /** The last attempt's problem, or null when it worked (or none has ended yet). */
+    private volatile String lastProblem;
+    /** Whether some attempt has ended (worked or not). */
+    private volatile boolean attemptEnded;
+    /** When the attempt in flight started (ticker ns), while {@link #attemptInFlight}. */
+    private volatile long attemptStartedNanos;
 
     /**
      * @param leaseDuration how long a contender waits, after the record last changed, before taking
@@ -161,14 +166,35 @@ final class LeaseElector {
         return attemptInFlight;
     }
 
+    /**
+     * Why this replica has no working access to the Lease, in words, or {@code null}: the last
+     * attempt's problem ({@code cannot read it (...)}), or an attempt that has had no answer for the
+     * renew deadline. A leader and a standby alike, for readiness. May be called from any thread.
+     */
+    String noAccess() {
+        if (attemptInFlight && tickerNanos.getAsLong() - attemptStartedNanos >= renewDeadlineNanos) {
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "the API server has not answered this replica's call for the renew deadline (%.1f s) or longer",
+                    renewDeadlineNanos / 1e9);
+        }
+        return lastProblem;
+    }
+
+    /** Whether some attempt has ended, worked or not. May be called from any thread. */
+    boolean answered() {
+        return attemptEnded;
+    }
+
     private void attempt() {
         nextAttempt = null;
         if (stopped) {
             return;
         }
         if (!attemptInFlight) {
-            attemptInFlight = true;
             long startedNanos = tickerNanos.getAsLong();
+            attemptStartedNanos = startedNanos;
+            attemptInFlight = true;
             try {
                 CompletableFuture.supplyAsync(this::tryAcquireOrRenew, io)
                         .whenComplete((outcome, failure) -> handBack(() -> attempted(startedNanos, outcome, failure)));
@@ -259,6 +285,7 @@ final class LeaseElector {
                     : failure;
             outcome = new Outcome(false, null, 0, oneLine(String.valueOf(cause.getMessage())));
         }
+        attemptEnded = true;
         if (!Objects.equals(outcome.problem(), lastProblem)) {
             lastProblem = outcome.problem();
             listener.problem(lastProblem);

@@ -261,10 +261,12 @@ public final class Preflight {
             needed.add(new Permission("create", "coordination.k8s.io", "leases", lease[0], ""));
             needed.add(new Permission("get", "coordination.k8s.io", "leases", lease[0], lease[1]));
             needed.add(new Permission("update", "coordination.k8s.io", "leases", lease[0], lease[1]));
-            // The Events on its own pod, which runs in the Lease's namespace in the bundled manifests.
+            // The Events on its own pod, which runs in the Lease's namespace in the bundled manifests, and
+            // the read of that pod for its uid, by which kubectl describe finds them (RoundEvents).
             if (!ruleNamespaces.contains(lease[0])) {
                 needed.add(new Permission("create", "events.k8s.io", "events", lease[0], ""));
             }
+            needed.add(new Permission("get", "", "pods", lease[0], ""));
         }
         if (!k.stateConfigMap().isEmpty()) {
             String[] state = k.stateConfigMap().split("/", 2);

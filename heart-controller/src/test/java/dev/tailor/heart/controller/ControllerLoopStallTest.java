@@ -10,6 +10,7 @@ import dev.tailor.testkit.ShopCluster;
 import dev.tailor.testkit.VirtualClock;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
@@ -145,6 +146,18 @@ class ControllerLoopStallTest {
             java.util.function.LongSupplier wallMillis,
             Consumer<Controller.Round> also,
             ControllerMetrics metrics) {
+        return loop(lease, identity, roundSeconds, wallMillis, also, metrics, api.client);
+    }
+
+    /** A loop that calls the API server with {@code client} (e.g. {@link StallingApiServer#client(String)}'s). */
+    private ControllerLoop loop(
+            String lease,
+            String identity,
+            double roundSeconds,
+            java.util.function.LongSupplier wallMillis,
+            Consumer<Controller.Round> also,
+            ControllerMetrics metrics,
+            io.fabric8.kubernetes.client.KubernetesClient client) {
         ControllerConfig config = ControllerConfig.builder()
                 .prometheus(VirtualLoops.prometheusConfig(prometheus))
                 .kubernetes(ControllerConfig.Kubernetes.builder()
@@ -154,19 +167,13 @@ class ControllerLoopStallTest {
                 .roundSeconds(roundSeconds)
                 .build();
         Controller controller = new Controller(
-                config,
-                HeartConfig.DEFAULTS,
-                TestPrometheus.client(prometheus),
-                api.client,
-                AtpmState.EMPTY,
-                null,
-                null);
+                config, HeartConfig.DEFAULTS, TestPrometheus.client(prometheus), client, AtpmState.EMPTY, null, null);
         ControllerLoop[] self = new ControllerLoop[1];
         long[] roundsSeen = {0};
         ControllerLoop loop = new ControllerLoop(
                 controller,
                 metrics,
-                api.client,
+                client,
                 config,
                 new ControllerLoop.Options(false, lease, identity, Duration.ofMillis(LEASE_MILLIS)),
                 round -> {
@@ -498,7 +505,7 @@ class ControllerLoopStallTest {
         InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {});
                 ControllerServer server =
-                        new ControllerServer(loopback, metrics, () -> loop.alive(loop.staleMillis()), () -> true)) {
+                        new ControllerServer(loopback, metrics, () -> loop.alive(loop.staleMillis()), loop::notReady)) {
             CompletableFuture<Void> started = CompletableFuture.runAsync(loop::start);
             started.get(10, TimeUnit.SECONDS);
 
@@ -514,11 +521,161 @@ class ControllerLoopStallTest {
                                     .build(),
                             HttpResponse.BodyHandlers.ofString());
             assertThat(health.statusCode()).isEqualTo(200);
+            // Rounds go on from lists: the replica does its work, so it is ready.
+            assertThat(get(server, "/readyz")).isEqualTo("200 ok\n");
 
             clock.advance(Duration.ofSeconds(11));
             assertThat(messages)
                     .anySatisfy(m ->
                             assertThat(m).contains("pods in namespace shop").contains("no answer"));
+        }
+    }
+
+    /** {@code path} of {@code server}: its status and body, as "503 why\n". */
+    private static String get(ControllerServer server, String path) throws Exception {
+        HttpResponse<String> answer = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        return answer.statusCode() + " " + answer.body();
+    }
+
+    private ControllerServer server(ControllerLoop loop) throws Exception {
+        return new ControllerServer(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                new ControllerMetrics(clock::millis),
+                () -> loop.alive(loop.staleMillis()),
+                loop::notReady);
+    }
+
+    @Test
+    void standbyCutOffFromTheApiServer_isNotReady_afterTheRenewDeadline_andStaysLive() throws Exception {
+        // Readiness tells whether a replica could do its work now: a standby that cannot reach the API
+        // server could not take over. Was: 200 on any standby. Its liveness is not affected (a restart
+        // does not bring the API server back).
+        KubernetesClient clientB = api.client("replica-b");
+        try (ControllerLoop a = loop(LEASE, "replica-a", 3_600, round -> {});
+                ControllerLoop b = loop(
+                        LEASE,
+                        "replica-b",
+                        3_600,
+                        () -> wallStartMillis + clock.millis(),
+                        round -> {},
+                        new ControllerMetrics(clock::millis),
+                        clientB);
+                ControllerServer serverA = server(a);
+                ControllerServer serverB = server(b)) {
+            assertThat(get(serverB, "/readyz")).isEqualTo("503 not started\n");
+            a.start();
+            pump("replica-a leads and plans", () -> a.rounds() == 1 && !a.workInFlight());
+            assertThat(get(serverA, "/readyz")).isEqualTo("200 ok\n");
+            b.start();
+            pump("replica-b reads the Lease", () -> !b.leaseAttemptInFlight() && b.notReady() == null);
+            assertThat(b.standingBy()).isTrue();
+            assertThat(get(serverB, "/readyz")).isEqualTo("200 ok\n");
+
+            // From now on replica-b's reads of the Lease are never answered (replica-a's are), as when it is cut
+            // off from the API server. The clock stands still from replica-b's next attempt until its read has
+            // arrived, so the attempt hangs from the instant it started.
+            StallingApiServer.Stall cutOff = api.stall("GET", LEASE_PATH, "replica-b");
+            VirtualLoops.stepUntil(
+                    clock,
+                    "replica-b's next attempt on the Lease to hang",
+                    100,
+                    LEASE_MILLIS,
+                    () -> a.leaseAttemptInFlight() || (b.leaseAttemptInFlight() && cutOff.count() == 0),
+                    () -> cutOff.count() > 0,
+                    () -> "messages " + messages);
+            long hangsFrom = clock.millis();
+            assertThat(b.notReady()).as("a call just made").isNull();
+            VirtualLoops.stepUntil(
+                    clock,
+                    "replica-b not ready",
+                    100,
+                    2 * LEASE_MILLIS,
+                    a::leaseAttemptInFlight,
+                    () -> b.notReady() != null,
+                    () -> "messages " + messages);
+            assertThat(clock.millis() - hangsFrom).isGreaterThanOrEqualTo(RENEW_DEADLINE_MILLIS);
+            assertThat(get(serverB, "/readyz"))
+                    .isEqualTo("503 Lease tailor-system/tailor-heart: the API server has not answered this replica's"
+                            + " call for the renew deadline (1.3 s) or longer; this replica cannot take part in leader"
+                            + " election\n");
+            assertThat(get(serverB, "/healthz")).isEqualTo("200 ok\n");
+            assertThat(b.standingBy()).isTrue();
+            assertThat(a.leading()).isTrue();
+            assertThat(get(serverA, "/readyz")).isEqualTo("200 ok\n");
+        }
+    }
+
+    @Test
+    void leaseRefused_theLeaderIsNotReady_asAStandbyAfterTheDeadlineToo_untilAnsweredAgain() throws Exception {
+        try (ControllerLoop a = loop(LEASE, "replica-a", 3_600, round -> {});
+                ControllerServer server = server(a)) {
+            a.start();
+            pump("replica-a leads and plans", () -> a.rounds() == 1 && !a.workInFlight());
+            assertThat(get(server, "/readyz")).isEqualTo("200 ok\n");
+
+            // The API server refuses the Lease to this replica (its Role lost it, say).
+            String status = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                    + "\"message\":\"leases.coordination.k8s.io \\\"tailor-heart\\\" is forbidden\","
+                    + "\"reason\":\"Forbidden\",\"code\":403}";
+            StallingApiServer.Answer refused = api.answer(
+                    "GET",
+                    LEASE_PATH,
+                    request -> new MockResponse().setResponseCode(403).setBody(status));
+            stepUntil("the next attempt refused", 100, LEASE_MILLIS, () -> a.notReady() != null);
+            // Still the leader (its last renewal is within the renew deadline), but not ready.
+            assertThat(a.leading()).isTrue();
+            String leaderWhy = get(server, "/readyz");
+            assertThat(leaderWhy)
+                    .startsWith("503 Lease tailor-system/tailor-heart: cannot read it (")
+                    .contains("403")
+                    .endsWith("); this replica cannot take part in leader election\n");
+            assertThat(get(server, "/healthz")).isEqualTo("200 ok\n");
+
+            stepUntil("replica-a to stop leading", 100, LEASE_MILLIS, () -> !a.leading());
+            assertThat(a.standingBy()).isTrue();
+            assertThat(get(server, "/readyz")).isEqualTo(leaderWhy);
+            assertThat(get(server, "/healthz")).isEqualTo("200 ok\n");
+
+            // Answered again: its next attempt finds the Lease still naming it, and it leads again.
+            api.release(refused);
+            stepUntil("replica-a ready again", 100, LEASE_MILLIS, () -> a.notReady() == null);
+            assertThat(a.leading()).isTrue();
+            assertThat(get(server, "/readyz")).isEqualTo("200 ok\n");
+        }
+    }
+
+    @Test
+    void oneReplica_roundsThatCannotReadTheCluster_makeItNotReady_untilOneCan() throws Exception {
+        // Without leader election the rounds are the replica's only calls to the API server.
+        try (ControllerLoop solo = loop(null, "solo", 1, round -> {});
+                ControllerServer server = server(solo)) {
+            solo.start();
+            pump("a round", () -> solo.rounds() == 1 && !solo.workInFlight());
+            assertThat(get(server, "/readyz")).isEqualTo("200 ok\n");
+
+            String status = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                    + "\"message\":\"nodes is forbidden\",\"reason\":\"Forbidden\",\"code\":403}";
+            StallingApiServer.Answer refused = api.answer(
+                    "GET",
+                    "/api/v1/nodes.*",
+                    request -> new MockResponse().setResponseCode(403).setBody(status));
+            Timed failed = roundAt(1_000);
+            assertThat(failed.round().failure()).isEqualTo(Controller.FailureReason.KUBERNETES_READ);
+            pump("the round's end", () -> !solo.workInFlight());
+            assertThat(get(server, "/readyz"))
+                    .isEqualTo("503 leading, but the last round could not read the cluster: "
+                            + failed.round().message().replaceAll("\\s+", " ").strip() + "\n");
+            assertThat(get(server, "/healthz")).isEqualTo("200 ok\n");
+
+            api.release(refused);
+            Timed next = roundAt(2_000);
+            assertThat(next.round().failure()).as(next.round().message()).isNull();
+            pump("the round's end", () -> !solo.workInFlight());
+            assertThat(get(server, "/readyz")).isEqualTo("200 ok\n");
         }
     }
 

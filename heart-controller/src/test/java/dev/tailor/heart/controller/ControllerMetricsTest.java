@@ -44,9 +44,12 @@ class ControllerMetricsTest {
     void server_servesMetricsHealthAndReadiness() throws Exception {
         ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
         boolean[] alive = {true};
-        boolean[] ready = {false};
+        String[] notReady = {"leading, but no round has planned yet"};
         try (ControllerServer server = new ControllerServer(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> alive[0], () -> ready[0])) {
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                metrics,
+                () -> alive[0],
+                () -> notReady[0])) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();
             HttpResponse<String> scrape = http.send(
@@ -55,8 +58,11 @@ class ControllerMetricsTest {
             assertThat(scrape.statusCode()).isEqualTo(200);
             assertThat(scrape.body()).contains("# TYPE tailor_heart_rounds_total counter");
             assertThat(status(http, base + "/healthz")).isEqualTo(200);
-            assertThat(status(http, base + "/readyz")).isEqualTo(503);
-            ready[0] = true;
+            HttpResponse<String> unready = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(unready.statusCode()).isEqualTo(503);
+            assertThat(unready.body()).isEqualTo("leading, but no round has planned yet\n");
+            notReady[0] = null;
             assertThat(status(http, base + "/readyz")).isEqualTo(200);
             alive[0] = false;
             assertThat(status(http, base + "/healthz")).isEqualTo(503);
@@ -86,7 +92,7 @@ class ControllerMetricsTest {
         jdkServer.addHandler(handler);
         ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
         try (ControllerServer server = new ControllerServer(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> true, () -> true)) {
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> true, () -> null)) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();
             for (String path : List.of("/", "/healthzzz", "/healthz/x", "/readyz2", "/metrics.json", "/metrics/x")) {
@@ -113,7 +119,7 @@ class ControllerMetricsTest {
         // Was: 200 to POST, PUT, DELETE and OPTIONS, as if they did something.
         ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
         try (ControllerServer server = new ControllerServer(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> true, () -> true)) {
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> true, () -> null)) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();
             for (String path : List.of("/healthz", "/readyz", "/metrics")) {
