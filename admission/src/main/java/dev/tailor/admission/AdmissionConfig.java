@@ -50,9 +50,10 @@ import dev.tailor.common.Numbers;
  * @param baselineGuarantee          (ours, default on) a request that keeps its disk within its
  *                                   provisioned baseline (its commitment, metered over one classifier
  *                                   window) is steady whatever its segment's history and is admitted at
- *                                   once: from main, then the reserve, and what they lack becomes debt
- *                                   that later main pools repay; off: the paper's per-segment classes
- *                                   only, and such a request may wait or be refused
+ *                                   once (with {@link #diskOrderAcrossGuarantee}, once its disk's older
+ *                                   waiting requests have gone): from main, then the reserve, and what
+ *                                   they lack becomes debt that later main pools repay; off: the paper's
+ *                                   per-segment classes only, and such a request may wait or be refused
  * @param pacedRelease               (ours, default off: measured, it did not pay) the main pool is
  *                                   released to hot requests in tenths of the interval
  *                                   ({@link #PACING_SLICES}) instead of all at its start, so a
@@ -179,7 +180,7 @@ import dev.tailor.common.Numbers;
  *                                   The bound stays that of overlapping advances. Off: every request may
  *                                   take an overlapping advance when {@link #overlappingAdvances} is on.
  *                                   The storage simulator's {@code credit-gated-advances} turns both on
- * @param diskOrderAcrossGuarantee   (ours, an option, default off) a request of a disk that has requests
+ * @param diskOrderAcrossGuarantee   (ours, default on; off in {@link #PAPER}) a request of a disk that has requests
  *                                   waiting in admission does not take the baseline guarantee itself: it
  *                                   waits behind them, and what the disk's guarantee bucket holds admits
  *                                   the disk's oldest waiting requests first, at each call. Per disk the
@@ -246,8 +247,8 @@ public record AdmissionConfig(
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
      * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, and
-     * {@link #fairDispatch}, {@link #oversizeAdvance}, {@link #overlappingAdvances} and
-     * {@link #creditGatedAdvances}, which are off (as
+     * {@link #fairDispatch}, {@link #oversizeAdvance}, {@link #overlappingAdvances},
+     * {@link #creditGatedAdvances} and {@link #diskOrderAcrossGuarantee}, which are off (as
      * is {@link #pacedRelease}, off by default too). The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()
@@ -260,6 +261,7 @@ public record AdmissionConfig(
             .oversizeAdvance(false)
             .overlappingAdvances(false)
             .creditGatedAdvances(false)
+            .diskOrderAcrossGuarantee(false)
             .build();
 
     /**
@@ -375,7 +377,7 @@ public record AdmissionConfig(
         private boolean overlappingAdvances = false;
         private boolean creditGatedAdvances = false;
         private boolean finishTagDoor = false;
-        private boolean diskOrderAcrossGuarantee = false;
+        private boolean diskOrderAcrossGuarantee = true;
 
         private Builder() {}
 

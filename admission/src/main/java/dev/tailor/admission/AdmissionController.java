@@ -81,8 +81,8 @@ import org.HdrHistogram.Recorder;
  * does not expire unused while hot requests wait.
  *
  * <h2>Departures from the paper (ours; each an option of {@link AdmissionConfig}, all off in
- * {@link AdmissionConfig#PAPER}; on by default but paced release, bounded overdraft and virtual-clock hot
- * service: docs/admission-record.md has the measurements)</h2>
+ * {@link AdmissionConfig#PAPER}; each says whether it is on by default; docs/admission-record.md has the
+ * measurements)</h2>
  * <ul>
  *   <li><b>Baseline guarantee.</b> Each disk meters its requests against its baseline (its commitment,
  *       default a fair share) in a bucket refilled at that rate up to each request's arrival time,
@@ -90,9 +90,11 @@ import org.HdrHistogram.Recorder;
  *       {@link #onInterval}, and one classifier window deep (W·Δ of baseline). (The ablation
  *       {@link AdmissionConfig#baselineRefillOnArrival} off, or {@code acquire} without a time, refills
  *       it at {@link #onInterval} only.) A request the bucket covers is steady whatever
- *       its segments' history, and is admitted at once: from main, then the reserve, and what they lack
- *       becomes debt that the next main pools repay before anything else. So admission never delays,
- *       queues or refuses a request within its tenant's baseline. A full bucket also covers one request
+ *       its segments' history, and is admitted at once while its disk has no request waiting here (with
+ *       disk order across the guarantee, below; without it, always): from main, then the reserve, and what
+ *       they lack becomes debt that the next main pools repay before anything else. So admission never
+ *       delays a request within its tenant's baseline but behind that tenant's own older waiting requests,
+ *       and without disk order never delays, queues or refuses one. A full bucket also covers one request
  *       costing more than its depth, and goes below zero ({@link #guaranteeHolds}). What it lets through
  *       beyond the budget in one interval is bounded by Σ (baseline × Δ) + Σ max(bucket depth, largest
  *       request's cost).</li>
@@ -164,6 +166,14 @@ import org.HdrHistogram.Recorder;
  *       that disk's oldest waiting request, whichever segment it waits at, not the disk's segment queues
  *       in ring order: the disks' shares are unchanged, and a disk's requests leave in the order they
  *       came, so a batch on one segment is not held back by the disk's later requests on others.</li>
+ *   <li><b>Disk order across the guarantee</b> (on by default; refines the guarantee). A request of a disk
+ *       with requests waiting here does not take the guarantee, nor draw the pools: it queues behind them.
+ *       At each call, before the queue service, the disk's bucket admits its oldest waiting requests while
+ *       it covers them (what the pools lack becoming debt, as above). Per disk the guarantee admits as much
+ *       as without it, in arrival order: without it, a request the bucket covers went at once while the
+ *       same disk's older requests, beyond the bucket when they came, waited as hot. A request queued this
+ *       way may be refused by a full segment queue. It stands aside with the bounded overdraft, whose limit
+ *       the admissions at a call do not keep.</li>
  * </ul>
  */
 /*

@@ -59,7 +59,7 @@ class AdmissionConfigTest {
                 false,
                 false,
                 false,
-                false);
+                true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
                 .isEqualTo(written.headroom())

@@ -182,6 +182,9 @@ class BaselineMeterTest {
                             .hotThresholdRatio(1e-9)
                             .scaledBaselines(unscaled == 0)
                             .queueCapacityPerSegment(random.nextInt(3))
+                            // The guarantee taken at arrival: with disk order (the default) a request behind
+                            // its own disk's waiting ones takes it later, so the bucket's charges differ.
+                            .diskOrderAcrossGuarantee(false)
                             .build();
                     List<VirtualDisk> disks = List.of(
                             VirtualDisk.of("a", 1_000),

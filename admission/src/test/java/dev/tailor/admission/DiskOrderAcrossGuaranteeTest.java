@@ -1,8 +1,14 @@
 package dev.tailor.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
 
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * guarantee bucket covers is admitted at once, so newer requests overtake the ones that had to wait, which
  * wait for what the pools leave after the guarantee's debt: until the tenant stops. With it, a request
  * waits behind its own disk's earlier ones and the bucket admits the oldest first, so the requests leave
- * in the order they came and the longest wait is the backlog's length. Virtual time, one call per
+ * in the order they came and the longest wait is the backlog's length. And, beside a disk that keeps a
+ * backlog, the bound on a request's wait the docs give, as a property. Virtual time, one call per
  * millisecond; every admitted request completes at the next call.
  */
 class DiskOrderAcrossGuaranteeTest {
@@ -104,5 +111,66 @@ class DiskOrderAcrossGuaranteeTest {
                 .as("the reserve without disk order: the least, 0.05 C")
                 .isEqualTo(C / 20);
         assertThat(reserve[1]).as("the reserve with disk order").isEqualTo(reserve[0]);
+    }
+
+    @Test
+    void aRequestWaits_atMostWhatItsDiskHasWaitingAheadOfIt_atTheBaseline_plusOneCall() {
+        // The bound docs/admission.md gives: with disk order, a request of a disk waits in admission at most
+        // (the cost of its disk's requests waiting when it arrived + its own) ÷ the disk's guaranteed rate,
+        // plus one call period, whatever the other disks send: the disk's bucket admits its oldest waiting
+        // requests at each call, and nothing else takes the bucket while they wait. Requests no larger than
+        // the bucket's depth; baselines adding up to the capacity (so none is scaled down).
+        qt().withExamples(40)
+                .forAll(
+                        integers().between(1, 1_000_000),
+                        integers().between(10, 50),
+                        integers().between(50, 300))
+                .checkAssert((seed, sharePercent, offeredPercent) -> {
+                    SplittableRandom random = new SplittableRandom(seed);
+                    double perSecond = C * 1e9 / DELTA;
+                    double ratePerNano = perSecond * sharePercent / 100.0 / 1e9;
+                    VirtualTimeDriver driver = new VirtualTimeDriver(new AdmissionController(
+                            config(true),
+                            List.of(
+                                    VirtualDisk.committed("tenant", 4 * BLOCK, perSecond * sharePercent / 100.0),
+                                    VirtualDisk.committed(
+                                            "backlog", 4 * BLOCK, perSecond * (100 - sharePercent) / 100.0)),
+                            0));
+                    Map<Ticket, Long> waitingCost = new IdentityHashMap<>();
+                    Map<Long, Long> boundById = new HashMap<>();
+                    long[] offset = {0};
+                    // The tenant offers offeredPercent % of its baseline on average, in random batches; the
+                    // other disk 120 % of C until 1.2 s, so the pools never serve the tenant's backlog alone.
+                    double meanPerMs = C / 10.0 * sharePercent / 100.0 * offeredPercent / 100.0 / (2 * COST);
+                    driver.run(3_000, ms -> {
+                        waitingCost.keySet().retainAll(driver.trackedStillQueued());
+                        int requests = ms < 1_000 && random.nextInt(4) == 0
+                                ? (int) Math.round(4 * meanPerMs * random.nextDouble(2))
+                                : 0;
+                        for (int i = 0; i < requests; i++) {
+                            long ahead = waitingCost.values().stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum();
+                            long length = COST * (1 + random.nextInt(3));
+                            offset[0] = (offset[0] + length) % (4 * BLOCK - length);
+                            Ticket ticket = driver.acquireTracked(0, offset[0], length);
+                            boundById.put(ticket.id(), (long) Math.ceil((ahead + length) / ratePerNano) + MS);
+                            if (driver.trackedStillQueued().contains(ticket)) {
+                                waitingCost.put(ticket, ticket.costUnits());
+                            }
+                        }
+                        for (int i = 0; i < (ms < 1_200 ? 12 : 0); i++) {
+                            driver.acquireUntracked(1, (long) (i % 60) * COST, COST);
+                        }
+                    });
+                    assertThat(driver.trackedStillQueued())
+                            .as("still waiting at the end")
+                            .isEmpty();
+                    for (VirtualTimeDriver.Admitted a : driver.tracked()) {
+                        assertThat(a.waitNanos())
+                                .as("request %d's wait, ns", a.ticket().id())
+                                .isLessThanOrEqualTo(boundById.get(a.ticket().id()));
+                    }
+                });
     }
 }

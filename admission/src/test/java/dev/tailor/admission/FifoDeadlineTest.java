@@ -21,7 +21,7 @@ class FifoDeadlineTest {
     private static final double CAPACITY_PER_NANO = (double) C / DELTA;
     private static final int COST = 1_000;
 
-    private static AdmissionConfig config(boolean fifoDeadline) {
+    private static AdmissionConfig config(boolean fifoDeadline, boolean diskOrder) {
         return AdmissionConfig.DEFAULTS.toBuilder()
                 .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
                 .segmentSizeBytes(1L << 20)
@@ -30,6 +30,7 @@ class FifoDeadlineTest {
                 .queueCapacityPerSegment(1_000_000)
                 .borrowing(false)
                 .fifoDeadline(fifoDeadline)
+                .diskOrderAcrossGuarantee(diskOrder)
                 .build();
     }
 
@@ -43,9 +44,9 @@ class FifoDeadlineTest {
      * 600–800 ms the steady tenant sends twice its baseline (a fifo backlog builds); then 40 % again until
      * 1.5 s. Every admitted request completes at the next call.
      */
-    private static List<Long> steadyLateness(boolean fifoDeadline) {
+    private static List<Long> steadyLateness(boolean fifoDeadline, boolean diskOrder) {
         VirtualTimeDriver driver = new VirtualTimeDriver(new AdmissionController(
-                config(fifoDeadline),
+                config(fifoDeadline, diskOrder),
                 List.of(
                         VirtualDisk.committed("steady", 1L << 20, C * 1e9 / DELTA / 2),
                         VirtualDisk.committed("loaded", 1L << 20, C * 1e9 / DELTA / 2)),
@@ -78,17 +79,25 @@ class FifoDeadlineTest {
 
     @Test
     void fifoDeadline_steadyTenantBeyondItsBucket_neverHeldPastItsFifoFinish() {
-        List<Long> with = steadyLateness(true);
+        List<Long> with = steadyLateness(true, false);
         assertThat(with).hasSize(1_301 * 2 + 200 * 10);
         assertThat(with.stream().mapToLong(Long::longValue).max().orElseThrow())
                 .as("latest admission after the fifo finish, ns (one call period allowed)")
                 .isLessThanOrEqualTo(MS);
 
-        // The path the option bounds: without it the same requests wait in the hot queue, beside the loaded
-        // tenant's backlog, well past their fifo finish.
-        List<Long> without = steadyLateness(false);
+        // The path the option bounds: without it (nor disk order) the same requests wait in the hot queue,
+        // beside the loaded tenant's backlog, well past their fifo finish.
+        List<Long> without = steadyLateness(false, false);
         assertThat(without.stream().mapToLong(Long::longValue).max().orElseThrow())
                 .as("latest admission after the fifo finish without the option, ns")
                 .isGreaterThan(20 * MS);
+
+        // Disk order across the guarantee (the default) closes the same path here without the deadline: the
+        // steady disk's refilling bucket admits its oldest waiting requests at each call.
+        List<Long> diskOrder = steadyLateness(false, true);
+        assertThat(diskOrder).hasSize(with.size());
+        assertThat(diskOrder.stream().mapToLong(Long::longValue).max().orElseThrow())
+                .as("latest admission after the fifo finish with disk order, ns (one call period allowed)")
+                .isLessThanOrEqualTo(MS);
     }
 }

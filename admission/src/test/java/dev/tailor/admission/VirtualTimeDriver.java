@@ -85,21 +85,25 @@ final class VirtualTimeDriver {
         return nowNanos;
     }
 
-    /** Issues a tracked read whose wait counts from now. */
-    void acquireTracked(int disk, long offsetBytes, long lengthBytes) {
-        acquireTracked(disk, offsetBytes, lengthBytes, nowNanos);
+    /** Issues a tracked read whose wait counts from now; returns its ticket. */
+    Ticket acquireTracked(int disk, long offsetBytes, long lengthBytes) {
+        return acquireTracked(disk, offsetBytes, lengthBytes, nowNanos);
     }
 
-    /** Issues a tracked read whose wait counts from {@code referenceNanos}. */
-    void acquireTracked(int disk, long offsetBytes, long lengthBytes, long referenceNanos) {
-        switch (controller.acquire(disk, IoKind.READ, offsetBytes, lengthBytes)) {
+    /** Issues a tracked read whose wait counts from {@code referenceNanos}; returns its ticket. */
+    Ticket acquireTracked(int disk, long offsetBytes, long lengthBytes, long referenceNanos) {
+        return switch (controller.acquire(disk, IoKind.READ, offsetBytes, lengthBytes)) {
             case Admission.Admitted a -> {
                 inFlight.add(a.ticket());
                 tracked.add(new Admitted(a.ticket(), referenceNanos, nowNanos, false));
+                yield a.ticket();
             }
-            case Admission.Queued q -> queuedReference.put(q.ticket(), referenceNanos);
+            case Admission.Queued q -> {
+                queuedReference.put(q.ticket(), referenceNanos);
+                yield q.ticket();
+            }
             case Admission.Refused r -> throw new AssertionError(r.message());
-        }
+        };
     }
 
     /** Issues a read that is not recorded. */

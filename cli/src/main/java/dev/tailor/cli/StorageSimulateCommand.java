@@ -50,7 +50,7 @@ import picocli.CommandLine.Option;
                     + " alone, ordered by finish tag), finish-tag-door-admission, spare-exchange (proxies pass on"
                     + " unused fixed shares), fixed-shares (each proxy budgets a fixed share),"
                     + " measured-base-latency (proxies adapt from the least latency seen, not the known service time),"
-                    + " disk-order (a disk's waiting requests go before its newer ones within its baseline).",
+                    + " no-disk-order (a request within its disk's baseline goes at once, ahead of its disk's waiting ones).",
             ""
         },
         footer = {

@@ -388,7 +388,7 @@ class StorageSimulateCommandTest {
                         + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
                         + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door,"
                         + " finish-tag-door-admission, spare-exchange, fixed-shares,"
-                        + " measured-base-latency, disk-order)",
+                        + " measured-base-latency, no-disk-order)",
                 "--duration-seconds=0 | --duration-seconds: 0 (expected: a number in (0, 86400])",
                 "--duration-seconds=-1 | --duration-seconds: -1 (expected: a number in (0, 86400])",
                 "--duration-seconds=-0.25 | --duration-seconds: -0.25 (expected: a number in (0, 86400])",

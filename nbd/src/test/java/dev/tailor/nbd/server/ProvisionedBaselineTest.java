@@ -88,14 +88,17 @@ class ProvisionedBaselineTest {
                         ablation.pacedRelease(),
                         ablation.arrivalOrderWithinDisk()))
                 .containsExactly(true, false, true, true, false);
-        assertThat(ablation.diskOrderAcrossGuarantee()).isFalse();
-        assertThat(parse("admission: {enabled: true, diskOrderAcrossGuarantee: true}\n"
+        assertThat(ablation.diskOrderAcrossGuarantee())
+                .as("the shipped default")
+                .isTrue();
+        assertThat(paper.diskOrderAcrossGuarantee()).isFalse();
+        assertThat(parse("admission: {enabled: true, diskOrderAcrossGuarantee: false}\n"
                                 + "exports: [{name: d, file: f, size: 1GiB}]")
                         .admission()
                         .toAdmissionConfig()
                         .diskOrderAcrossGuarantee())
                 .as("the option, through the config")
-                .isTrue();
+                .isFalse();
         assertThat(problems("admission: {enabled: true, variant: classic}\nexports: [{name: d, file: f}]"))
                 .contains("admission.variant: \"classic\" (expected: tailor, what Tailor ships, or paper, the"
                         + " paper's mechanism)");

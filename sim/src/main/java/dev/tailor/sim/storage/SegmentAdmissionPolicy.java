@@ -142,7 +142,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             Variant.fixedBudget(SPARE_EXCHANGE),
             Variant.fixedBudget("fixed-shares"),
             Variant.of(MEASURED_BASE_LATENCY, b -> b),
-            Variant.of("disk-order", b -> b.diskOrderAcrossGuarantee(true)));
+            Variant.of("no-disk-order", b -> b.diskOrderAcrossGuarantee(false)));
 
     /** The policy names this class implements, in {@link #VARIANTS}' order. */
     static final List<String> NAMES = VARIANTS.stream().map(Variant::name).toList();
