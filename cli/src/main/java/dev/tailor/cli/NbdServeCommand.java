@@ -156,7 +156,8 @@ final class NbdServeCommand implements Callable<Integer> {
             names = "--admission-variant",
             paramLabel = "tailor|paper",
             description = "Which segment admission:"
-                    + " tailor (what Tailor ships: a request within its export's baseline is admitted at once, hot requests"
+                    + " tailor (what Tailor ships: a request within its export's baseline is admitted at once, behind"
+                    + " only its own export's waiting requests, which its baseline admits oldest first; hot requests"
                     + " are served in proportion to their exports' baselines, an adaptive reserve) or paper (the paper's"
                     + " mechanism as first built); docs/admission.md, Departures from the paper. Default: the config's"
                     + " admission.variant, else tailor. Only with admission on.")

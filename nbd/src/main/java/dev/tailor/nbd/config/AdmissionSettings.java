@@ -253,8 +253,8 @@ public record AdmissionSettings(
                     "exports[].baseline",
                     "the baselines of " + String.join(", ", provisioned) + " add up to " + percent(total / budget)
                             + " of admission's budget, " + budgetDescription(),
-                    "at most the budget together: a request within its baseline is admitted at once, so"
-                            + " baselines beyond what the backends serve could not be kept"));
+                    "at most the budget together: the guarantee admits at the baselines' rates whatever"
+                            + " the pools hold, so baselines beyond what the backends serve could not be kept"));
         }
         return problems;
     }

@@ -315,7 +315,8 @@ public record ExportConfig(
      * An export's provisioned baseline, as a cloud disk's baseline IOPS and throughput: what its tenant
      * was promised, in the units of admission's budget. Segment admission takes it as the disk's
      * commitment (docs/admission.md): the classifier's baseline and, in the default variant, the
-     * baseline guarantee's rate (a request within it is admitted at once). Priced as
+     * baseline guarantee's rate (a request within it is admitted at once, behind only its own export's
+     * waiting requests). Priced as
      * {@link AdmissionSettings#baselineCostUnitsPerSecond}; at most the budget, and all baselines together
      * too ({@link AdmissionSettings#baselineProblems}).
      *

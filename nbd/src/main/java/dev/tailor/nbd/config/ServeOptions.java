@@ -294,6 +294,10 @@ public record ServeOptions(
         if (unused != null) {
             warnings.add(unused);
         }
+        String diskOrder = ignoredDiskOrderWarning(settings);
+        if (diskOrder != null) {
+            warnings.add(diskOrder);
+        }
         for (int i = 0; i < settings.exports().size(); i++) {
             String image = imageFormatWarning(
                     config == null ? "--file" : "exports[" + i + "].file",
@@ -374,6 +378,27 @@ public record ServeOptions(
 
     private static boolean startsWith(byte[] bytes, int length, byte[] magic) {
         return length >= magic.length && java.util.Arrays.equals(bytes, 0, magic.length, magic, 0, magic.length);
+    }
+
+    /**
+     * The warning for {@code admission.diskOrderAcrossGuarantee: true} where it does nothing (it orders the
+     * baseline guarantee's admissions, which is off: {@code variant: paper} or {@code baselineGuarantee:
+     * false}), or {@code null}.
+     */
+    static String ignoredDiskOrderWarning(NbdConfig settings) {
+        AdmissionSettings admission = settings.admission();
+        if (!admission.enabled() || !Boolean.TRUE.equals(admission.diskOrderAcrossGuarantee())) {
+            return null;
+        }
+        if (admission.toAdmissionConfig().baselineGuarantee()) {
+            return null;
+        }
+        return "admission.diskOrderAcrossGuarantee: true has no effect: it orders the baseline guarantee's"
+                + " admissions, and the guarantee is off here ("
+                + (admission.baselineGuarantee() == null
+                        ? "admission.variant: " + admission.variant()
+                        : "admission.baselineGuarantee: false")
+                + "); set admission.baselineGuarantee: true for it to apply";
     }
 
     /**

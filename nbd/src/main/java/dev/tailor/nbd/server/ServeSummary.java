@@ -109,7 +109,10 @@ public final class ServeSummary {
                                 + admissionSettings.budgetDescription() + ", reserve "
                                 + (server.admission().controller().config().adaptiveReserve()
                                         ? "adaptive"
-                                        : server.admission().controller().reserveFraction()))
+                                        : server.admission().controller().reserveFraction())
+                                + switchedDepartures(
+                                        admissionSettings.variant(),
+                                        server.admission().controller().config()))
                 + (server.fairDispatch() != null
                         ? "; fair dispatch: on, " + doorsAndDepths(server.fairDispatch())
                                 + (server.fairDispatch().finishTag() ? ", by finish tag" : "")
@@ -210,5 +213,33 @@ public final class ServeSummary {
                     + (timeout == 0 ? "off" : Numbers.written(timeout) + " s") + ")";
         }
         return backend.toString();
+    }
+
+    /**
+     * The departures the config switched away from its variant's defaults, as {@code ", diskOrderAcrossGuarantee
+     * off"}, or an empty string: so that a config's switch shows in the banner.
+     */
+    static String switchedDepartures(String variant, dev.tailor.admission.AdmissionConfig config) {
+        dev.tailor.admission.AdmissionConfig base = "paper".equals(variant)
+                ? dev.tailor.admission.AdmissionConfig.PAPER
+                : dev.tailor.admission.AdmissionConfig.DEFAULTS;
+        java.util.Map<String, boolean[]> switches = new java.util.LinkedHashMap<>();
+        switches.put("baselineGuarantee", new boolean[] {base.baselineGuarantee(), config.baselineGuarantee()});
+        switches.put("weightedHotService", new boolean[] {base.weightedHotService(), config.weightedHotService()});
+        switches.put("adaptiveReserve", new boolean[] {base.adaptiveReserve(), config.adaptiveReserve()});
+        switches.put("pacedRelease", new boolean[] {base.pacedRelease(), config.pacedRelease()});
+        switches.put(
+                "arrivalOrderWithinDisk",
+                new boolean[] {base.arrivalOrderWithinDisk(), config.arrivalOrderWithinDisk()});
+        switches.put(
+                "diskOrderAcrossGuarantee",
+                new boolean[] {base.diskOrderAcrossGuarantee(), config.diskOrderAcrossGuarantee()});
+        StringBuilder out = new StringBuilder();
+        switches.forEach((name, values) -> {
+            if (values[0] != values[1]) {
+                out.append(", ").append(name).append(values[1] ? " on" : " off");
+            }
+        });
+        return out.toString();
     }
 }

@@ -301,6 +301,44 @@ class ServeOptionsTest {
     }
 
     @Test
+    void diskOrderWhereTheGuaranteeIsOff_warnsThatItHasNoEffect() throws Exception {
+        // Was: accepted without a word with the paper's variant or the guarantee off, where it does nothing.
+        assertThat(admissionOptions(
+                                admissionConfig(
+                                        "{enabled: true, iops: 1000, variant: paper, diskOrderAcrossGuarantee: true}"),
+                                null,
+                                null,
+                                null,
+                                null)
+                        .build()
+                        .warnings())
+                .containsExactly("admission.diskOrderAcrossGuarantee: true has no effect: it orders the baseline"
+                        + " guarantee's admissions, and the guarantee is off here (admission.variant: paper); set"
+                        + " admission.baselineGuarantee: true for it to apply");
+        assertThat(admissionOptions(
+                                admissionConfig("{enabled: true, iops: 1000, baselineGuarantee: false,"
+                                        + " diskOrderAcrossGuarantee: true}"),
+                                null,
+                                null,
+                                null,
+                                null)
+                        .build()
+                        .warnings())
+                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .contains("(admission.baselineGuarantee: false)");
+        for (String admission : List.of(
+                "{enabled: true, iops: 1000, diskOrderAcrossGuarantee: true}",
+                "{enabled: true, iops: 1000, variant: paper, baselineGuarantee: true, diskOrderAcrossGuarantee: true}",
+                "{enabled: true, iops: 1000, variant: paper}")) {
+            assertThat(admissionOptions(admissionConfig(admission), null, null, null, null)
+                            .build()
+                            .warnings())
+                    .as(admission)
+                    .isEmpty();
+        }
+    }
+
+    @Test
     void admissionWithoutABudget_warnsOfTheDefaultInReadsPerSecondAndHowToSetIt() throws Exception {
         // A new user's disk was held to about 8518 4 KiB reads/s, and only docs/nbd.md said so.
         String warning = "admission is on without a budget: the default budget admits about 8,518 4 KiB reads/s for"
