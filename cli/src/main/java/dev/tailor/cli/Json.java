@@ -27,6 +27,7 @@ import java.math.RoundingMode;
 import java.nio.charset.MalformedInputException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -230,6 +231,12 @@ final class Json {
             }
             return target;
         }
+        requireFolder(option, file, dir);
+        return target;
+    }
+
+    /** Refuses {@code dir}, the folder {@code file} goes in, when it is not an existing folder. */
+    private static void requireFolder(String option, Path file, Path dir) {
         if (dir == null || !Files.isDirectory(dir)) {
             throw new CliException(option + ": cannot write " + file + ": "
                     + (dir != null && Files.exists(dir)
@@ -237,7 +244,38 @@ final class Json {
                             : "folder " + dir + " does not exist")
                     + " (" + EXPECTED_FILE + ")");
         }
-        return target;
+    }
+
+    /**
+     * Checks up front, before any work, that a file can be put at {@code file} by creating one next to it and
+     * renaming it there, and removed later (the process ID file of {@code nbd serve}): {@code file} is not empty,
+     * not a folder, not a device, FIFO or socket (the rename would replace it, and the removal delete it), and a
+     * file can be created in its folder (a hidden one is created and removed). A link is replaced, not followed.
+     *
+     * @param option the option that named the file ({@code --pid-file}), which the errors name
+     * @throws CliException with exit code 2 naming the option, the file as given, the reason and what was expected
+     */
+    static void checkReplaceable(String option, Path file) {
+        if (file.toString().isEmpty()) {
+            throw new CliException(option + ": empty (expected: a file name)");
+        }
+        Path target = file.toAbsolutePath();
+        if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new CliException(option + ": cannot write " + file + ": is a directory (" + EXPECTED_FILE + ")");
+        }
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isSymbolicLink(target)) {
+            throw new CliException(option + ": cannot write " + file + ": is a device, FIFO or socket, which the file"
+                    + " would replace and then delete (" + EXPECTED_FILE + ")");
+        }
+        Path dir = target.getParent();
+        requireFolder(option, file, dir);
+        String unwritable = IoErrors.cannotCreateIn(dir);
+        if (unwritable != null) {
+            throw new CliException(option + ": cannot write " + file + ": no file can be created in " + dir + " ("
+                    + unwritable + "; " + EXPECTED_FILE + ")");
+        }
     }
 
     /**

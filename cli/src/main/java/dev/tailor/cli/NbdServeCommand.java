@@ -117,7 +117,8 @@ final class NbdServeCommand implements Callable<Integer> {
             paramLabel = "PATH",
             description = "Write the process ID to this file once the"
                     + " server accepts connections (a readiness signal for scripts, as nbdkit's -P and qemu-nbd's"
-                    + " --pid-file); removed on exit.")
+                    + " --pid-file); removed on exit. Checked before the server binds: a file in an existing"
+                    + " folder where files can be created.")
     Path pidFile;
 
     /** on / off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
@@ -338,12 +339,8 @@ final class NbdServeCommand implements Callable<Integer> {
                 fairDispatchDepth,
                 fairDispatchFinishTag);
         if (pidFile != null) {
-            Path folder = pidFile.toAbsolutePath().getParent();
-            if (Files.isDirectory(pidFile) || folder == null || !Files.isDirectory(folder)) {
-                throw new CliException("--pid-file: " + pidFile
-                        + (Files.isDirectory(pidFile) ? " is a folder" : ": the folder " + folder + " does not exist")
-                        + " (expected: a file path in an existing folder, e.g. /run/tailor-nbd.pid)");
-            }
+            // Up front, before the server binds: the file is written only once it accepts connections.
+            Json.checkReplaceable("--pid-file", pidFile);
         }
         ServeOptions.Setup setup;
         try {
@@ -443,7 +440,7 @@ final class NbdServeCommand implements Callable<Integer> {
                 abandon(stop, failed);
                 server.close();
                 ServeOptions.delete(temporary);
-                throw new CliException("--pid-file: cannot write " + pidFile + " (" + IoErrors.reason(e) + ")", 1, e);
+                throw new CliException("--pid-file: cannot write " + pidFile + ": " + IoErrors.reason(e), 1, e);
             }
         }
         stopped.await();

@@ -225,25 +225,6 @@ class NbdServeCommandTest {
                     .contains("--slow-threshold: " + shown
                             + " (expected: milliseconds, a number in [0.001, 60000], e.g. 50)");
         }
-        PlanCommandTest.Result pidFolder = tailor(
-                "nbd",
-                "serve",
-                "--pid-file",
-                dir.resolve("missing").resolve("x.pid").toString(),
-                "--listen",
-                "127.0.0.1:0");
-        assertThat(pidFolder.exitCode()).isEqualTo(2);
-        assertThat(pidFolder.err())
-                .contains("--pid-file: " + dir.resolve("missing").resolve("x.pid") + ": the folder "
-                        + dir.resolve("missing") + " does not exist (expected: a file path in an existing folder");
-        if (Files.isDirectory(Path.of("/proc/self"))) {
-            // A folder that takes no new file (Linux's /proc): said with the reason, not only a path.
-            PlanCommandTest.Result pidUnwritable =
-                    tailor("nbd", "serve", "--pid-file", "/proc/tailor-test.pid", "--listen", "127.0.0.1:0");
-            assertThat(pidUnwritable.exitCode()).isEqualTo(1);
-            assertThat(pidUnwritable.err())
-                    .contains("--pid-file: cannot write /proc/tailor-test.pid (no such file or directory)");
-        }
         for (String bad : List.of("1", "60s", "86401", "1.5")) {
             PlanCommandTest.Result window = tailor("nbd", "serve", "--slow-window", bad, "--listen", "127.0.0.1:0");
             assertThat(window.exitCode()).as(bad).isEqualTo(2);
@@ -313,6 +294,86 @@ class NbdServeCommandTest {
                 .contains("--admission-variant: admission is off (expected: --admission on, or admission.enabled in"
                         + " the config");
         assertThat(temporaryDirectories()).isSubsetOf(before);
+    }
+
+    // --- --pid-file, checked before the server binds: each refusal names the option, echoes the value, says why
+    // and what is expected, and exits 2 ---
+
+    /**
+     * {@code tailor nbd serve --pid-file pidFile --listen localhost}: the error is about --pid-file, so it came before
+     * the other options were read, let alone the server bound (and a check that came later fails here on --listen
+     * rather than serving).
+     */
+    private static void assertPidFileRefused(String pidFile, String message) {
+        PlanCommandTest.Result result = tailor("nbd", "serve", "--pid-file", pidFile, "--listen", "localhost");
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err()).isEqualTo("tailor: " + message + "\n");
+        assertThat(result.out()).isEmpty();
+    }
+
+    private static final String EXPECTED_FILE = "(expected: a file in an existing folder where files can be created)";
+
+    @Test
+    void pidFileInAFolderThatDoesNotExist_isRefusedBeforeTheServerBinds() {
+        Path pid = dir.resolve("missing").resolve("x.pid");
+        assertPidFileRefused(
+                pid.toString(),
+                "--pid-file: cannot write " + pid + ": folder " + pid.getParent() + " does not exist " + EXPECTED_FILE);
+        assertThat(pid.getParent()).doesNotExist();
+    }
+
+    @Test
+    void pidFileUnderAFile_saysTheFileIsNotAFolder() throws IOException {
+        Path file = Files.writeString(dir.resolve("notes.txt"), "kept");
+        Path pid = file.resolve("x.pid");
+        assertPidFileRefused(
+                pid.toString(),
+                "--pid-file: cannot write " + pid + ": " + file + " is a file, not a folder " + EXPECTED_FILE);
+        assertThat(file).hasContent("kept");
+    }
+
+    @Test
+    void pidFileIsAnExistingFolder_isRefused() throws IOException {
+        // Was: "--pid-file: ... is a folder (expected: a file path in an existing folder, ...)".
+        Path folder = Files.createDirectory(dir.resolve("x.pid"));
+        assertPidFileRefused(
+                folder.toString(), "--pid-file: cannot write " + folder + ": is a directory " + EXPECTED_FILE);
+        assertThat(folder).isEmptyDirectory();
+    }
+
+    @Test
+    void pidFileInAFolderThatTakesNoFile_isRefusedBeforeTheServerBinds() {
+        // Linux's /proc takes no new file, whoever asks (root too). Was: exit 1 with the reason alone, after the
+        // server had bound and printed its banner.
+        assumeThat(Path.of("/proc/self")).isDirectory();
+        assertPidFileRefused(
+                "/proc/tailor-test.pid",
+                "--pid-file: cannot write /proc/tailor-test.pid: no file can be created in /proc (no such file or"
+                        + " directory; expected: a file in an existing folder where files can be created)");
+    }
+
+    @Test
+    void pidFileIsASocket_isRefusedRatherThanReplaced() throws IOException {
+        // The rename that puts the file in place would replace it, and the stop would delete it: for a device, for
+        // root even /dev/null. A socket in the temporary folder stands for them all.
+        Path socket = dir.resolve("x.pid");
+        try (java.nio.channels.ServerSocketChannel channel =
+                java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            channel.bind(java.net.UnixDomainSocketAddress.of(socket));
+            assertPidFileRefused(
+                    socket.toString(),
+                    "--pid-file: cannot write " + socket + ": is a device, FIFO or socket, which the file would"
+                            + " replace and then delete " + EXPECTED_FILE);
+            assertThat(Files.isRegularFile(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                    .isFalse();
+            assertThat(socket).exists();
+        }
+    }
+
+    @Test
+    void pidFileEmpty_isRefused() {
+        // Was: "--pid-file:  is a folder" (the empty path is the working folder).
+        assertPidFileRefused("", "--pid-file: empty (expected: a file name)");
     }
 
     @Test

@@ -649,11 +649,6 @@ public final class ControllerLoop implements AutoCloseable {
         }
     }
 
-    /** Whether this replica waits for the lease (started, running, not leading). */
-    public boolean standingBy() {
-        return options.lease() != null && started && running && !leading;
-    }
-
     /**
      * Why this replica is not ready, in one line ({@code /readyz} answers 503 with it), or {@code null} when
      * it is: a leader once a round has planned and while its last round or re-plan could read the cluster, a

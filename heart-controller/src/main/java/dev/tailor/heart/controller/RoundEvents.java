@@ -56,7 +56,8 @@ import java.util.function.LongSupplier;
  * {@code create} on {@code events.events.k8s.io}) is dropped, and the first refusal of each HTTP status is
  * logged, a 403 with the {@code kubectl auth can-i} command that checks the permission. Each event carries
  * the uid of what it is about, read on the sender's thread, so {@code kubectl describe} shows it; an
- * object that cannot be read (a deleted rule) leaves it out.
+ * object that cannot be read (a deleted rule) leaves it out. The controller's pod is read until its uid is
+ * known, and the first failure of each HTTP status is logged, as the refusals are.
  *
  * <p>Not thread-safe: {@link #after} is called on the rounds thread only.
  */
@@ -85,6 +86,8 @@ final class RoundEvents {
     private Controller.FailureReason lastFailure;
     /** The HTTP statuses of the refusals logged so far (0: no answer). */
     private final Set<Integer> refusalsLogged = ConcurrentHashMap.newKeySet();
+    /** The HTTP statuses of the failed reads of the controller pod's uid logged so far (0: no answer). */
+    private final Set<Integer> lookupFailuresLogged = ConcurrentHashMap.newKeySet();
     /** The controller pod's uid once read, on the sender's thread. */
     private volatile String podUid;
 
@@ -333,17 +336,13 @@ final class RoundEvents {
      * once); {@code null} when it cannot be read: the event goes without it. A deleted rule has none.
      */
     private String uid(ObjectReference regarding) {
-        try {
-            if ("Pod".equals(regarding.getKind())) {
-                if (podUid == null) {
-                    Pod found = client.pods()
-                            .inNamespace(regarding.getNamespace())
-                            .withName(regarding.getName())
-                            .get();
-                    podUid = found == null ? null : found.getMetadata().getUid();
-                }
-                return podUid;
+        if ("Pod".equals(regarding.getKind())) {
+            if (podUid == null) {
+                podUid = podUid(regarding.getNamespace(), regarding.getName());
             }
+            return podUid;
+        }
+        try {
             GenericKubernetesResource found = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
                     .inNamespace(regarding.getNamespace())
                     .withName(regarding.getName())
@@ -352,6 +351,38 @@ final class RoundEvents {
         } catch (KubernetesClientException e) {
             return null;
         }
+    }
+
+    /**
+     * The controller pod's uid, or {@code null} when it cannot be read (it is read again for the next pod event):
+     * the first failure of each HTTP status is logged (404: no such pod; 0: no API server answered) with what the
+     * events lack, a 403 with the {@code kubectl auth can-i} command that checks the permission.
+     */
+    private String podUid(String namespace, String name) {
+        String why;
+        int status;
+        try {
+            Pod found = client.pods().inNamespace(namespace).withName(name).get();
+            if (found != null) {
+                return found.getMetadata().getUid();
+            }
+            status = 404;
+            why = "GET pods/" + name + " in " + namespace + ": 404 Not Found: no such pod (expected: POD_NAME to name"
+                    + " the controller's own pod, as the bundled manifests set it from the downward API)";
+        } catch (KubernetesClientException e) {
+            status = e.getCode();
+            why = KubernetesErrors.describe(e, client.getMasterUrl().toString());
+        }
+        if (lookupFailuresLogged.add(status)) {
+            log.accept("cannot read the controller's pod " + namespace + "/" + name + " for its uid (" + why
+                    + "); the events about it (failing and recovered rounds) go without it, so kubectl describe pod "
+                    + name + " -n " + namespace + " will not list them (kubectl get events -n " + namespace
+                    + " still does)"
+                    + (status == 403
+                            ? ". Check the role: kubectl auth can-i get pods -n " + namespace + " --as " + account()
+                            : ""));
+        }
+        return null;
     }
 
     /**

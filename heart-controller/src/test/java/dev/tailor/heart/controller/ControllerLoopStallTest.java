@@ -53,6 +53,8 @@ class ControllerLoopStallTest {
     private static final String LEASE = "tailor-system/tailor-heart";
     /** The metric of the watch of pods in namespace shop. */
     private static final String WATCH_UP = "tailor_heart_pod_watch_up{watched_namespace=\"shop\"}";
+    /** A started replica's metric line while it stands by, waiting for the Lease (1.0 while it holds it). */
+    private static final String STANDING_BY = "\ntailor_heart_leader 0.0\n";
 
     private static final String LEASE_PATH =
             "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/tailor-heart" + "(\\?.*)?";
@@ -555,6 +557,7 @@ class ControllerLoopStallTest {
         // server could not take over. Was: 200 on any standby. Its liveness is not affected (a restart
         // does not bring the API server back).
         KubernetesClient clientB = api.client("replica-b");
+        ControllerMetrics metricsB = new ControllerMetrics(clock::millis);
         try (ControllerLoop a = loop(LEASE, "replica-a", 3_600, round -> {});
                 ControllerLoop b = loop(
                         LEASE,
@@ -562,7 +565,7 @@ class ControllerLoopStallTest {
                         3_600,
                         () -> wallStartMillis + clock.millis(),
                         round -> {},
-                        new ControllerMetrics(clock::millis),
+                        metricsB,
                         clientB);
                 ControllerServer serverA = server(a);
                 ControllerServer serverB = server(b)) {
@@ -572,8 +575,8 @@ class ControllerLoopStallTest {
             assertThat(get(serverA, "/readyz")).isEqualTo("200 ok\n");
             b.start();
             pump("replica-b reads the Lease", () -> !b.leaseAttemptInFlight() && b.notReady() == null);
-            assertThat(b.standingBy()).isTrue();
             assertThat(get(serverB, "/readyz")).isEqualTo("200 ok\n");
+            assertThat(metricsB.scrape()).contains(STANDING_BY);
 
             // From now on replica-b's reads of the Lease are never answered (replica-a's are), as when it is cut
             // off from the API server. The clock stands still from replica-b's next attempt until its read has
@@ -603,7 +606,7 @@ class ControllerLoopStallTest {
                             + " call for the renew deadline (1.3 s) or longer; this replica cannot take part in leader"
                             + " election\n");
             assertThat(get(serverB, "/healthz")).isEqualTo("200 ok\n");
-            assertThat(b.standingBy()).isTrue();
+            assertThat(metricsB.scrape()).contains(STANDING_BY);
             assertThat(a.leading()).isTrue();
             assertThat(get(serverA, "/readyz")).isEqualTo("200 ok\n");
         }
@@ -611,11 +614,13 @@ class ControllerLoopStallTest {
 
     @Test
     void leaseRefused_theLeaderIsNotReady_asAStandbyAfterTheDeadlineToo_untilAnsweredAgain() throws Exception {
-        try (ControllerLoop a = loop(LEASE, "replica-a", 3_600, round -> {});
+        ControllerMetrics metrics = new ControllerMetrics(clock::millis);
+        try (ControllerLoop a = loop(LEASE, "replica-a", 3_600, round -> {}, metrics);
                 ControllerServer server = server(a)) {
             a.start();
             pump("replica-a leads and plans", () -> a.rounds() == 1 && !a.workInFlight());
             assertThat(get(server, "/readyz")).isEqualTo("200 ok\n");
+            assertThat(metrics.scrape()).contains("\ntailor_heart_leader 1.0\n").doesNotContain(STANDING_BY);
 
             // The API server refuses the Lease to this replica (its Role lost it, say).
             String status = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
@@ -636,7 +641,7 @@ class ControllerLoopStallTest {
             assertThat(get(server, "/healthz")).isEqualTo("200 ok\n");
 
             stepUntil("replica-a to stop leading", 100, LEASE_MILLIS, () -> !a.leading());
-            assertThat(a.standingBy()).isTrue();
+            assertThat(metrics.scrape()).contains(STANDING_BY);
             assertThat(get(server, "/readyz")).isEqualTo(leaderWhy);
             assertThat(get(server, "/healthz")).isEqualTo("200 ok\n");
 

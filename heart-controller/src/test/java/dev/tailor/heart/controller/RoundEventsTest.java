@@ -237,12 +237,112 @@ class RoundEventsTest {
             events.after(applied(new Actuator.Change(Actuator.Action.CREATE, "shop", "frontend-to-cart", "", AFTER)));
         }
 
-        assertThat(log).hasSize(1);
+        assertThat(log).hasSize(2);
         assertThat(log.get(0))
+                .startsWith("cannot read the controller's pod tailor-system/tailor-heart-0 for its uid (no cluster"
+                        + " reachable: http://127.0.0.1:1/")
+                .as("no answer is not a matter of the role")
+                .doesNotContain("auth can-i");
+        assertThat(log.get(1))
                 .startsWith("cannot record Kubernetes Events (")
                 .contains("rounds go on without them")
                 .as("no answer is not a matter of the role")
                 .doesNotContain("auth can-i");
+    }
+
+    /** A client of the mock API server whose token names the service account {@code tailor-system:tailor-heart}. */
+    private static KubernetesClient withServiceAccountToken() {
+        String token = "e30."
+                + Base64.getUrlEncoder()
+                        .withoutPadding()
+                        .encodeToString("{\"sub\":\"system:serviceaccount:tailor-system:tailor-heart\"}"
+                                .getBytes(StandardCharsets.UTF_8))
+                + ".c2ln";
+        return new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(client.getConfiguration())
+                        .withOauthToken(token)
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
+    }
+
+    @Test
+    void aPodThatCannotBeRead_theFirstFailureOfEachStatusIsSaid_a403WithTheCheckOfTheRole_andItIsReadAgain() {
+        // Was: nothing logged, and the pod's events went without its uid, out of kubectl describe pod's sight.
+        String podUid = client.pods()
+                .inNamespace("tailor-system")
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName("tailor-heart-0")
+                        .endMetadata()
+                        .build())
+                .create()
+                .getMetadata()
+                .getUid();
+        server.expect()
+                .get()
+                .withPath("/api/v1/namespaces/tailor-system/pods/tailor-heart-0")
+                .andReturn(403, "forbidden")
+                .times(2);
+        server.expect()
+                .get()
+                .withPath("/api/v1/namespaces/tailor-system/pods/tailor-heart-0")
+                .andReturn(500, "broken")
+                .once();
+        try (KubernetesClient withToken = withServiceAccountToken()) {
+            RoundEvents events = new RoundEvents(
+                    withToken,
+                    "tailor-heart-0",
+                    "tailor-system",
+                    "tailor-heart-0",
+                    () -> millis++,
+                    log::add,
+                    Runnable::run);
+            events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+            events.after(failed(Controller.FailureReason.KUBERNETES_READ, "cannot list pods"));
+            events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+            events.after(applied());
+        }
+
+        assertThat(in("tailor-system"))
+                .as("recorded all the same; the uid once the pod could be read")
+                .extracting(e -> e.getReason() + " " + e.getRegarding().getUid())
+                .containsExactly(
+                        "PrometheusUnreachable null",
+                        "KubernetesRead null",
+                        "PrometheusUnreachable null",
+                        "RoundsRecovered " + podUid);
+        assertThat(log).hasSize(2);
+        assertThat(log.get(0))
+                .startsWith("cannot read the controller's pod tailor-system/tailor-heart-0 for its uid (GET"
+                        + " pods/tailor-heart-0 in tailor-system: 403")
+                .contains("; the events about it (failing and recovered rounds) go without it, so kubectl describe"
+                        + " pod tailor-heart-0 -n tailor-system will not list them (kubectl get events -n"
+                        + " tailor-system still does)")
+                .endsWith(". Check the role: kubectl auth can-i get pods -n tailor-system"
+                        + " --as system:serviceaccount:tailor-system:tailor-heart");
+        assertThat(log.get(1))
+                .startsWith("cannot read the controller's pod tailor-system/tailor-heart-0 for its uid (")
+                .contains("500")
+                .endsWith("will not list them (kubectl get events -n tailor-system still does)");
+    }
+
+    @Test
+    void aPodThatIsNotThere_isSaidOnce_namingPodName() {
+        RoundEvents events = events("tailor-heart-7");
+        events.after(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE, "cannot reach http://prom:9090"));
+        events.after(failed(Controller.FailureReason.KUBERNETES_READ, "cannot list pods"));
+
+        assertThat(in("tailor-system"))
+                .hasSize(2)
+                .allSatisfy(e -> assertThat(e.getRegarding().getUid()).isNull());
+        assertThat(log)
+                .containsExactly("cannot read the controller's pod tailor-system/tailor-heart-7 for its uid (GET"
+                        + " pods/tailor-heart-7 in tailor-system: 404 Not Found: no such pod (expected: POD_NAME to"
+                        + " name the controller's own pod, as the bundled manifests set it from the downward API));"
+                        + " the events about it (failing and recovered rounds) go without it, so kubectl describe pod"
+                        + " tailor-heart-7 -n tailor-system will not list them (kubectl get events -n tailor-system"
+                        + " still does)");
     }
 
     @Test

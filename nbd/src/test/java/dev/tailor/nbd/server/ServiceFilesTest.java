@@ -465,6 +465,121 @@ class ServiceFilesTest {
                 .contains("SUCCESS: " + queries.size() + " rules found");
     }
 
+    // ---- the bucket bounds' spellings: Prometheus 2.x stores le as the text format writes it, Prometheus 3
+    // normalizes it on ingestion (its migration guide, "le and quantile label values")
+
+    /**
+     * {@link IoMetrics#WAIT_BUCKETS_SECONDS} as Prometheus 3 stores them: each as its labels.FormatOpenMetricsFloat
+     * writes it (Go's shortest form, e-notation below 1e-4, ".0" added to whole numbers).
+     */
+    private static final List<String> WAIT_BOUNDS_PROMETHEUS_3 = List.of(
+            "0.0", "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
+            "0.5", "1.0", "2.5", "5.0", "10.0");
+    /** {@link IoMetrics#LOOP_BUCKETS_SECONDS} as Prometheus 3 stores them. */
+    private static final List<String> LOOP_BOUNDS_PROMETHEUS_3 = List.of(
+            "1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005", "0.001", "0.0025",
+            "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "1.0");
+    /** An {@code le} matcher, which names a bound by its spelling. */
+    private static final Pattern LE_MATCHER = Pattern.compile("\\ble\\s*(=~|!~|!=|=)");
+
+    /**
+     * The ways a bound reaches a query, each the name of a job whose series spell it so: as Prometheus 2.x stores
+     * Tailor's text format (Java's {@code Double.toString}, as {@code /metrics} writes it), as Prometheus 3 stores it,
+     * and that relabelled as the migration guide's {@code metric_relabel_configs} that keep integer spellings do.
+     */
+    private static Map<String, List<String>> spellings(double[] bounds, List<String> prometheus3) {
+        assertThat(prometheus3).hasSize(bounds.length);
+        for (int i = 0; i < bounds.length; i++) {
+            assertThat(Double.parseDouble(prometheus3.get(i)))
+                    .as(prometheus3.get(i))
+                    .isEqualTo(bounds[i]);
+        }
+        Map<String, List<String>> spellings = new LinkedHashMap<>();
+        spellings.put(
+                "prometheus-2",
+                java.util.Arrays.stream(bounds).mapToObj(Double::toString).toList());
+        spellings.put("prometheus-3", prometheus3);
+        spellings.put(
+                "prometheus-3-relabelled",
+                prometheus3.stream()
+                        .map(b -> b.replaceAll("^(\\d+)\\.0+$", "$1"))
+                        .toList());
+        return spellings;
+    }
+
+    /**
+     * The promtool input series of one histogram per spelling (its job), the same counts under each: bucket i grows
+     * by 50 + 3i a minute, {@code +Inf} and {@code _count} by 50 + 3n, {@code _sum} by 7.
+     */
+    private static void histogram(
+            List<Map<String, String>> series, String name, String labels, Map<String, List<String>> spellings) {
+        spellings.forEach((job, bounds) -> {
+            String common = "job=\"" + job + "\", instance=\"a:9810\", " + labels;
+            for (int i = 0; i <= bounds.size(); i++) {
+                String le = i < bounds.size() ? bounds.get(i) : "+Inf";
+                series.add(Map.of(
+                        "series", name + "_bucket{" + common + ", le=\"" + le + "\"}",
+                        "values", "0+" + (50 + 3 * i) + "x15"));
+            }
+            series.add(Map.of(
+                    "series", name + "_count{" + common + "}", "values", "0+" + (50 + 3 * bounds.size()) + "x15"));
+            series.add(Map.of("series", name + "_sum{" + common + "}", "values", "0+7x15"));
+        });
+    }
+
+    @Test
+    void docs_queriesThatReadBuckets_answerTheSameWhicheverWayTheBoundsAreSpelt_perPromtool() throws Exception {
+        // Was: le="0.0" (not the relabelled "0") and le="1.0E-6" (Prometheus 2.x's alone; 3 stores "1e-06").
+        List<String> queries =
+                documentedQueries().stream().filter(q -> q.contains("_bucket")).toList();
+        assertThat(queries)
+                .anyMatch(q -> q.contains("tailor_nbd_admission_wait_seconds_bucket{le"))
+                .anyMatch(q -> q.contains("tailor_nbd_request_loop_unrelated_wait_seconds_bucket{le"));
+        // The alerts and the dashboard read buckets only through histogram_quantile, which reads le as a number.
+        List<String> shipped = new ArrayList<>(dashboardExpressions());
+        alerts().forEach(a -> shipped.add(a.path("expr").asText()));
+        assertThat(shipped).noneMatch(e -> LE_MATCHER.matcher(e).find());
+
+        List<Map<String, String>> series = new ArrayList<>();
+        Map<String, List<String>> wait = spellings(IoMetrics.WAIT_BUCKETS_SECONDS, WAIT_BOUNDS_PROMETHEUS_3);
+        histogram(series, "tailor_nbd_admission_wait_seconds", "export=\"vm1\"", wait);
+        histogram(series, "tailor_nbd_fair_dispatch_wait_seconds", "backend=\"device:8:0\", export=\"vm1\"", wait);
+        histogram(
+                series,
+                "tailor_nbd_request_loop_unrelated_wait_seconds",
+                "export=\"vm1\"",
+                spellings(IoMetrics.LOOP_BUCKETS_SECONDS, LOOP_BOUNDS_PROMETHEUS_3));
+        // Each query answers once per spelling (its job), and the same.
+        List<Map<String, Object>> checks = new ArrayList<>();
+        for (String query : queries) {
+            checks.add(Map.of(
+                    "expr",
+                    "count(" + query + ")",
+                    "eval_time",
+                    "10m",
+                    "exp_samples",
+                    List.of(Map.of("labels", "{}", "value", wait.size()))));
+            checks.add(Map.of(
+                    "expr",
+                    "max(" + query + ") - min(" + query + ")",
+                    "eval_time",
+                    "10m",
+                    "exp_samples",
+                    List.of(Map.of("labels", "{}", "value", 0))));
+        }
+        YAML.writeValue(
+                dir.resolve("spellings.test.yaml").toFile(),
+                Map.of(
+                        "rule_files",
+                        List.of(),
+                        "tests",
+                        List.of(Map.of("interval", "1m", "input_series", series, "promql_expr_test", checks))));
+        Path promtool = Tools.require("promtool", "prometheus");
+        assertThat(run(promtool, dir, "test", "rules", "spellings.test.yaml"))
+                .startsWith("exit 0")
+                .contains("SUCCESS");
+    }
+
     // ---- the series, on a real server's /metrics
 
     /** The series names a /metrics body has samples of. */
