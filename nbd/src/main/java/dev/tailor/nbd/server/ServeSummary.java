@@ -1,5 +1,6 @@
 package dev.tailor.nbd.server;
 
+import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.common.Numbers;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.backend.FileBackend;
@@ -215,31 +216,30 @@ public final class ServeSummary {
         return backend.toString();
     }
 
+    /** The departures a config can switch ({@link AdmissionSettings}), in the banner's order. */
+    private static final List<java.util.Map.Entry<String, java.util.function.Predicate<AdmissionConfig>>> SWITCHES =
+            List.of(
+                    java.util.Map.entry("baselineGuarantee", AdmissionConfig::baselineGuarantee),
+                    java.util.Map.entry("weightedHotService", AdmissionConfig::weightedHotService),
+                    java.util.Map.entry("adaptiveReserve", AdmissionConfig::adaptiveReserve),
+                    java.util.Map.entry("pacedRelease", AdmissionConfig::pacedRelease),
+                    java.util.Map.entry("arrivalOrderWithinDisk", AdmissionConfig::arrivalOrderWithinDisk),
+                    java.util.Map.entry("diskOrderAcrossGuarantee", AdmissionConfig::diskOrderAcrossGuarantee));
+
     /**
      * The departures the config switched away from its variant's defaults, as {@code ", diskOrderAcrossGuarantee
      * off"}, or an empty string: so that a config's switch shows in the banner.
      */
-    static String switchedDepartures(String variant, dev.tailor.admission.AdmissionConfig config) {
-        dev.tailor.admission.AdmissionConfig base = "paper".equals(variant)
-                ? dev.tailor.admission.AdmissionConfig.PAPER
-                : dev.tailor.admission.AdmissionConfig.DEFAULTS;
-        java.util.Map<String, boolean[]> switches = new java.util.LinkedHashMap<>();
-        switches.put("baselineGuarantee", new boolean[] {base.baselineGuarantee(), config.baselineGuarantee()});
-        switches.put("weightedHotService", new boolean[] {base.weightedHotService(), config.weightedHotService()});
-        switches.put("adaptiveReserve", new boolean[] {base.adaptiveReserve(), config.adaptiveReserve()});
-        switches.put("pacedRelease", new boolean[] {base.pacedRelease(), config.pacedRelease()});
-        switches.put(
-                "arrivalOrderWithinDisk",
-                new boolean[] {base.arrivalOrderWithinDisk(), config.arrivalOrderWithinDisk()});
-        switches.put(
-                "diskOrderAcrossGuarantee",
-                new boolean[] {base.diskOrderAcrossGuarantee(), config.diskOrderAcrossGuarantee()});
+    static String switchedDepartures(String variant, AdmissionConfig config) {
+        AdmissionConfig base =
+                AdmissionSettings.VARIANT_PAPER.equals(variant) ? AdmissionConfig.PAPER : AdmissionConfig.DEFAULTS;
         StringBuilder out = new StringBuilder();
-        switches.forEach((name, values) -> {
-            if (values[0] != values[1]) {
-                out.append(", ").append(name).append(values[1] ? " on" : " off");
+        for (var entry : SWITCHES) {
+            boolean on = entry.getValue().test(config);
+            if (on != entry.getValue().test(base)) {
+                out.append(", ").append(entry.getKey()).append(on ? " on" : " off");
             }
-        });
+        }
         return out.toString();
     }
 }
