@@ -24,13 +24,7 @@ class ArrivalOrderWithinDiskTest {
     private static final long BLOCK = 1L << 16;
 
     private static AdmissionConfig config(boolean arrivalOrder, boolean diskOrder) {
-        return AdmissionConfig.builder()
-                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                .segmentSizeBytes(BLOCK)
-                .blockSizeBytes(BLOCK)
-                .costModel(new IoCostModel(0, 1, 0, 1))
-                .queueCapacityPerSegment(1_000_000)
-                .borrowing(false)
+        return VirtualTimeDriver.byteCostConfig(C, DELTA, BLOCK)
                 .arrivalOrderWithinDisk(arrivalOrder)
                 .diskOrderAcrossGuarantee(diskOrder)
                 .build();

@@ -24,13 +24,7 @@ class BoundedLagHotServiceTest {
     private static final long BLOCK = 1L << 16;
 
     private static AdmissionConfig config(boolean boundedLag) {
-        return AdmissionConfig.builder()
-                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                .segmentSizeBytes(BLOCK)
-                .blockSizeBytes(BLOCK)
-                .costModel(new IoCostModel(0, 1, 0, 1))
-                .queueCapacityPerSegment(1_000_000)
-                .borrowing(false)
+        return VirtualTimeDriver.byteCostConfig(C, DELTA, BLOCK)
                 .boundedLagHotService(boundedLag)
                 // The hot service alone: with disk order (the default) the small disk's bucket, refilling,
                 // also admits its oldest waiting requests at each call, ahead of the backlog.

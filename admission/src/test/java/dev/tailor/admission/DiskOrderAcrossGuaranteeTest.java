@@ -33,13 +33,7 @@ class DiskOrderAcrossGuaranteeTest {
 
     /** A byte costs one unit; no borrowing; queues that never refuse. */
     private static AdmissionConfig config(boolean diskOrder) {
-        return AdmissionConfig.builder()
-                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                .segmentSizeBytes(BLOCK)
-                .blockSizeBytes(BLOCK)
-                .costModel(new IoCostModel(0, 1, 0, 1))
-                .queueCapacityPerSegment(1_000_000)
-                .borrowing(false)
+        return VirtualTimeDriver.byteCostConfig(C, DELTA, BLOCK)
                 .diskOrderAcrossGuarantee(diskOrder)
                 .build();
     }

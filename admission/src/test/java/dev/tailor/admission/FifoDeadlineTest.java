@@ -22,13 +22,7 @@ class FifoDeadlineTest {
     private static final int COST = 1_000;
 
     private static AdmissionConfig config(boolean fifoDeadline, boolean diskOrder) {
-        return AdmissionConfig.DEFAULTS.toBuilder()
-                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                .segmentSizeBytes(1L << 20)
-                .blockSizeBytes(1L << 20)
-                .costModel(new IoCostModel(0, 1, 0, 1))
-                .queueCapacityPerSegment(1_000_000)
-                .borrowing(false)
+        return VirtualTimeDriver.byteCostConfig(C, DELTA, 1L << 20)
                 .fifoDeadline(fifoDeadline)
                 .diskOrderAcrossGuarantee(diskOrder)
                 .build();

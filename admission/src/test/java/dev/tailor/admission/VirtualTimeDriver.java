@@ -125,6 +125,21 @@ final class VirtualTimeDriver {
         return Collections.unmodifiableSet(queuedReference.keySet());
     }
 
+    /**
+     * The tests' configuration on this driver: {@code budgetPerInterval} cost units per interval of {@code
+     * intervalNanos}, a byte costing one unit (reads and writes alike, no per-request cost), segments and
+     * blocks of {@code segmentBytes}, queues that never refuse and no borrowing; the rest as set.
+     */
+    static AdmissionConfig.Builder byteCostConfig(long budgetPerInterval, long intervalNanos, long segmentBytes) {
+        return AdmissionConfig.builder()
+                .capacityCostUnitsPerSecond(budgetPerInterval * 1e9 / intervalNanos)
+                .segmentSizeBytes(segmentBytes)
+                .blockSizeBytes(segmentBytes)
+                .costModel(new IoCostModel(0, 1, 0, 1))
+                .queueCapacityPerSegment(1_000_000)
+                .borrowing(false);
+    }
+
     /** The largest of {@code values}, e.g. waits in ns. */
     static long max(List<Long> values) {
         return values.stream().mapToLong(Long::longValue).max().orElseThrow();

@@ -303,39 +303,27 @@ class ServeOptionsTest {
     @Test
     void diskOrderWhereTheGuaranteeIsOff_warnsThatItHasNoEffect() throws Exception {
         // Was: accepted without a word with the paper's variant or the guarantee off, where it does nothing.
-        assertThat(admissionOptions(
-                                admissionConfig(
-                                        "{enabled: true, iops: 1000, variant: paper, diskOrderAcrossGuarantee: true}"),
-                                null,
-                                null,
-                                null,
-                                null)
-                        .build()
-                        .warnings())
+        assertThat(admissionWarnings("{enabled: true, iops: 1000, variant: paper, diskOrderAcrossGuarantee: true}"))
                 .containsExactly("admission.diskOrderAcrossGuarantee: true has no effect: it orders the baseline"
                         + " guarantee's admissions, and the guarantee is off here (admission.variant: paper); set"
                         + " admission.baselineGuarantee: true for it to apply");
-        assertThat(admissionOptions(
-                                admissionConfig("{enabled: true, iops: 1000, baselineGuarantee: false,"
-                                        + " diskOrderAcrossGuarantee: true}"),
-                                null,
-                                null,
-                                null,
-                                null)
-                        .build()
-                        .warnings())
+        assertThat(admissionWarnings(
+                        "{enabled: true, iops: 1000, baselineGuarantee: false, diskOrderAcrossGuarantee: true}"))
                 .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
                 .contains("(admission.baselineGuarantee: false)");
         for (String admission : List.of(
                 "{enabled: true, iops: 1000, diskOrderAcrossGuarantee: true}",
                 "{enabled: true, iops: 1000, variant: paper, baselineGuarantee: true, diskOrderAcrossGuarantee: true}",
                 "{enabled: true, iops: 1000, variant: paper}")) {
-            assertThat(admissionOptions(admissionConfig(admission), null, null, null, null)
-                            .build()
-                            .warnings())
-                    .as(admission)
-                    .isEmpty();
+            assertThat(admissionWarnings(admission)).as(admission).isEmpty();
         }
+    }
+
+    /** The start's warnings for a config whose admission block is {@code admission}. */
+    private List<String> admissionWarnings(String admission) throws Exception {
+        return admissionOptions(admissionConfig(admission), null, null, null, null)
+                .build()
+                .warnings();
     }
 
     @Test
