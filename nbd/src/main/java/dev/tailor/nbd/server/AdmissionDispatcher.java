@@ -81,6 +81,9 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      * @param queueWaitNanos  total wait, arrival to dispatch, of the queued requests dispatched so far
      * @param maxQueueWaitNanos the longest such wait since the server started (not over a window: for reports
      *                          of a run and {@code tailor nbd top}; {@link #waitHistogram} is the one to alert on)
+     * @param waiting         of them, those waiting in a segment queue now: with disk order across the
+     *                        guarantee, what a new request of the export waits behind (docs/admission.md,
+     *                        Where it stands, has the bound on its wait)
      */
     public record ExportCounters(
             String export,
@@ -89,7 +92,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             long queued,
             long refused,
             long queueWaitNanos,
-            long maxQueueWaitNanos) {}
+            long maxQueueWaitNanos,
+            long waiting) {}
 
     private static final class Counters {
         /** Every READ and WRITE sent on, its wait in seconds: 0 when admitted at once. */
@@ -101,6 +105,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         final LongAdder refused = new LongAdder();
         final LongAdder queueWaitNanos = new LongAdder();
         final LongAccumulator maxQueueWaitNanos = new LongAccumulator(Math::max, 0);
+        final LongAdder waiting = new LongAdder();
 
         Counters(DistributionDataPoint waitSeconds) {
             this.waitSeconds = waitSeconds;
@@ -216,6 +221,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                     count.arrivedHot.increment();
                 }
                 count.queued.increment();
+                count.waiting.increment();
                 Ticket ticket = q.ticket();
                 waiting.put(ticket, new Waiting(export, request, completion, arrivalNanos));
                 // Its connection may close while it waits: then it leaves the queue at once.
@@ -276,6 +282,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         if (waiting.remove(ticket) == null) {
             return; // a tick took it first; the backend will not run it, and submit() completes the ticket
         }
+        counters.get(ticket.disk()).waiting.decrement();
         if (controller.cancel(ticket)) {
             withdrawn.increment();
         } else {
@@ -288,6 +295,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         if (w != null) {
             long waited = nanoClock.getAsLong() - w.arrivalNanos();
             Counters count = counters.get(ticket.disk());
+            count.waiting.decrement();
             count.queueWaitNanos.add(waited);
             count.maxQueueWaitNanos.accumulate(waited);
             submit(w.export(), w.request(), w.completion(), ticket, waited);
@@ -314,6 +322,9 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         closed = true;
         for (Ticket t : List.copyOf(waiting.keySet())) {
             Waiting w = waiting.remove(t);
+            if (w != null) {
+                counters.get(t.disk()).waiting.decrement();
+            }
             if (w != null && w.request().claim()) {
                 w.request().release();
                 w.completion()
@@ -346,7 +357,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                     c.queued.sum(),
                     c.refused.sum(),
                     c.queueWaitNanos.sum(),
-                    c.maxQueueWaitNanos.get()));
+                    c.maxQueueWaitNanos.get(),
+                    c.waiting.sum()));
         }
         return out;
     }

@@ -426,6 +426,17 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                         .build());
             }
             m.add(maxWait.build());
+            GaugeSnapshot.Builder waitingNow = gauge(
+                    "tailor_nbd_admission_export_waiting",
+                    "READs and WRITEs of the export waiting in a segment queue of admission now (what a new"
+                            + " request of the export waits behind)");
+            for (AdmissionDispatcher.ExportCounters e : exports) {
+                waitingNow.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                        .labels(Labels.of("export", e.export()))
+                        .value(e.waiting())
+                        .build());
+            }
+            m.add(waitingNow.build());
             m.add(admission.waitHistogram());
         }
         if (door != null) {

@@ -152,8 +152,8 @@ class AdmissionDispatcherTest {
         dispatcher.dispatch(b, new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 1, 0, 0, Unpooled.EMPTY_BUFFER), promise());
         assertThat(dispatcher.exportCounters())
                 .containsExactly(
-                        new AdmissionDispatcher.ExportCounters("a", 3, 3, 1, 0, DELTA, DELTA),
-                        new AdmissionDispatcher.ExportCounters("b", 1, 0, 0, 0, 0, 0));
+                        new AdmissionDispatcher.ExportCounters("a", 3, 3, 1, 0, DELTA, DELTA, 0),
+                        new AdmissionDispatcher.ExportCounters("b", 1, 0, 0, 0, 0, 0, 0));
     }
 
     @Test
@@ -192,6 +192,14 @@ class AdmissionDispatcherTest {
         completion.tryFailure(new NbdException(NbdProtocol.EIO, "the connection closed"));
     }
 
+    private long waitingOf(String export) {
+        return dispatcher.exportCounters().stream()
+                .filter(e -> e.export().equals(export))
+                .findFirst()
+                .orElseThrow()
+                .waiting();
+    }
+
     @Test
     void queuedRequestOfAClosedConnection_isWithdrawn_neverSent_andTakesNoBudget() {
         Promise<ByteBuf> first = promise();
@@ -203,8 +211,11 @@ class AdmissionDispatcherTest {
         Promise<ByteBuf> behind = promise();
         dispatcher.dispatch(a, read(4096, 300), behind);
         assertThat(dispatcher.waitingRequests()).isEqualTo(2);
+        assertThat(waitingOf("a")).as("a's requests waiting, per export").isEqualTo(2);
+        assertThat(waitingOf("b")).isZero();
         dropLikeAClosingConnection(write, waiting);
         assertThat(dispatcher.waitingRequests()).isOne();
+        assertThat(waitingOf("a")).as("the withdrawn one no longer counts").isOne();
         assertThat(dispatcher.withdrawnRequests()).isOne();
         assertThat(dispatcher.stats().cancelledRequests()).isOne();
         assertThat(write.refCnt()).isZero();
@@ -212,6 +223,7 @@ class AdmissionDispatcherTest {
         clock.addAndGet(DELTA);
         dispatcher.tick();
         assertThat(backendA.heldCount()).isEqualTo(2);
+        assertThat(waitingOf("a")).as("sent on: none waits").isZero();
         backendA.passAll();
         assertThat(behind.isSuccess()).isTrue();
         behind.getNow().release();
@@ -252,7 +264,11 @@ class AdmissionDispatcherTest {
         Promise<ByteBuf> waiting = promise();
         dispatcher.dispatch(a, write, waiting);
         assertThat(waiting.isDone()).isFalse();
+        assertThat(waitingOf("a"))
+                .as("the first read beyond the bucket, the write behind it")
+                .isEqualTo(2);
         dispatcher.close();
+        assertThat(waitingOf("a")).as("failed at shutdown: none waits").isZero();
         assertThat(((NbdException) waiting.cause()).error()).isEqualTo(NbdProtocol.ESHUTDOWN);
         assertThat(write.refCnt()).isZero();
         Promise<ByteBuf> late = promise();

@@ -152,6 +152,8 @@ class ProxyMechanismsTest {
                 assertThat(Files.readString(metrics))
                         .contains("tailor_nbd_admission_export_requests_total{export=\"other\"} 0")
                         .contains("tailor_nbd_admission_export_queue_wait_max_seconds{export=\"copy\"}")
+                        .contains("# TYPE tailor_nbd_admission_export_waiting gauge")
+                        .contains("tailor_nbd_admission_export_waiting{export=\"other\"} 0")
                         .contains("# TYPE tailor_nbd_admission_drawn_reserve_cost_units_total counter")
                         .contains("tailor_nbd_admission_admitted_steady_total ");
                 // Every READ and WRITE of the copy was sent on and is in the wait histogram (once a file written
