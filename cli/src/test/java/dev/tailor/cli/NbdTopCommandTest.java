@@ -305,7 +305,50 @@ class NbdTopCommandTest {
         assertThat(help.exitCode()).isZero();
         assertThat(help.out().replaceAll("\\s+", " "))
                 .contains("admission's waits and those at the fair dispatch doors (mean and P99)")
-                .contains("Rates, percentiles and waits cover the last interval");
+                .contains("the event loops' dispatch delay (P99)")
+                .contains("Rates, percentiles, waits and the dispatch delay cover the last interval");
+    }
+
+    /**
+     * A loop's gauges and its dispatch-delay histogram as the server writes them, with some of its buckets: {@code
+     * cumulative} the counts at 10 µs, 100 µs, 1 ms, 100 ms, 1 s and +Inf; the count is the last.
+     */
+    private static String loop(String loop, double maxSeconds, long... cumulative) {
+        List<String> bounds = List.of("1.0E-5", "1.0E-4", "0.001", "0.1", "1.0", "+Inf");
+        assertThat(cumulative).hasSize(bounds.size());
+        String name = "tailor_nbd_loop_io_dispatch_delay_seconds";
+        StringBuilder text = new StringBuilder();
+        text.append("tailor_nbd_loop_health_check_age_seconds{loop=\"" + loop + "\"} 0.05\n");
+        text.append("tailor_nbd_loop_io_dispatch_delay_max_seconds{loop=\"" + loop + "\"} " + maxSeconds + "\n");
+        for (int i = 0; i < bounds.size(); i++) {
+            text.append(name + "_bucket{loop=\"" + loop + "\",le=\"" + bounds.get(i) + "\"} " + cumulative[i] + "\n");
+        }
+        text.append(name + "_count{loop=\"" + loop + "\"} " + cumulative[bounds.size() - 1] + "\n");
+        text.append(name + "_sum{loop=\"" + loop + "\"} 1.0\n");
+        return text.toString();
+    }
+
+    @Test
+    void frame_loopsDispatchDelayIsTheP99OverTheInterval_notTheLargestSinceTheStart() {
+        // Loop 0: before, 1,000 polls since the start, one of them 0.9 s (a stall long ago, the largest since). In
+        // the 2 s between the readings, 1,000 more: 900 within 10 µs, 100 in 10 to 100 µs; the 990th of them is
+        // 90 % into that bucket, 91 µs. Loop 1 dispatched nothing in the interval: no delay to show.
+        String before = loop("0", 0.9, 900, 999, 999, 999, 1000, 1000) + loop("1", 0.0, 0, 0, 0, 0, 0, 0);
+        String now = loop("0", 0.9, 1800, 1999, 1999, 1999, 2000, 2000) + loop("1", 0.0, 0, 0, 0, 0, 0, 0);
+        List<String> lines = NbdTop.frame(
+                "http://x/metrics",
+                MetricsText.parse(before),
+                MetricsText.parse(now),
+                2.0,
+                Instant.parse("2026-12-02T04:00:00Z"),
+                10);
+        assertThat(lines)
+                .contains("Event loops (ms; dispatch delay: the P99 over the interval of the bound on readable to"
+                        + " handled, per poll that dispatched I/O):")
+                .anyMatch(l -> l.matches("\\s+loop\\s+health-check age\\s+.*\\s+dispatch delay P99"));
+        assertThat(lines).anyMatch(l -> l.matches("\\s+0\\s+50\\.0\\s+.*\\s+0\\.09"));
+        assertThat(lines).anyMatch(l -> l.matches("\\s+1\\s+50\\.0\\s+.*\\s+–"));
+        assertThat(String.join("\n", lines)).doesNotContain("(life)").doesNotContain("900.00");
     }
 
     @Test

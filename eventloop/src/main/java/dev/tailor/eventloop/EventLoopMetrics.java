@@ -1,5 +1,7 @@
 package dev.tailor.eventloop;
 
+import java.util.List;
+
 /**
  * A snapshot of an {@link IoPriorityEventLoop}'s counters and gauges ({@link IoPriorityEventLoop#metrics()}), taken
  * from any thread. Counters are cumulative since the loop was created; times are ns of the loop's clock. The fields
@@ -91,13 +93,55 @@ public record EventLoopMetrics(
      * per channel per poll by default), the backlog's queueing is invisible to the loop, and only end-to-end request
      * latency shows it.
      *
+     * <p>{@code maxNanos} is since the loop was created; {@code buckets} counts the bounds in
+     * {@link #BUCKET_BOUNDS_NANOS}, so that a reader takes the difference of two snapshots for a quantile over the
+     * time between them (as {@code histogram_quantile} does over a rate's window).
+     *
      * @param receiveChecks polls of the receive side (one per iteration, plus the looks before unrelated tasks)
      * @param count         polls that dispatched at least one event
      * @param lastNanos     the bound for the latest of them
      * @param maxNanos      the largest bound
      * @param totalNanos    the sum of the bounds (mean = total ÷ count)
+     * @param buckets       the polls that dispatched, by their bound: entry {@code i} those above bound {@code i - 1}
+     *                      of {@link #BUCKET_BOUNDS_NANOS} and at most bound {@code i}, the last those above the
+     *                      highest bound (not cumulative; one more entry than bounds). Read one by one, so their sum
+     *                      may differ from {@code count} by a poll or two
      */
-    public record DispatchDelay(long receiveChecks, long count, long lastNanos, long maxNanos, long totalNanos) {
+    public record DispatchDelay(
+            long receiveChecks, long count, long lastNanos, long maxNanos, long totalNanos, List<Long> buckets) {
+
+        /**
+         * The upper bounds, ns, of the buckets of the dispatch-delay bound: 1 µs to 1 s, about 2.5 per decade (the
+         * bounds of the server's per-request loop-tracing histograms).
+         */
+        public static final List<Long> BUCKET_BOUNDS_NANOS = List.of(
+                1_000L,
+                2_500L,
+                5_000L,
+                10_000L,
+                25_000L,
+                50_000L,
+                100_000L,
+                250_000L,
+                500_000L,
+                1_000_000L,
+                2_500_000L,
+                5_000_000L,
+                10_000_000L,
+                25_000_000L,
+                50_000_000L,
+                100_000_000L,
+                250_000_000L,
+                1_000_000_000L);
+
+        /** Checks the buckets: one more than the bounds; copied, so the record is immutable. */
+        public DispatchDelay {
+            buckets = List.copyOf(buckets);
+            if (buckets.size() != BUCKET_BOUNDS_NANOS.size() + 1) {
+                throw new IllegalArgumentException("buckets : " + buckets.size() + " entries (expected: "
+                        + (BUCKET_BOUNDS_NANOS.size() + 1) + ", one per bound and one above the highest)");
+            }
+        }
 
         /** The mean bound, in ns; 0 before any poll dispatched. */
         public double meanNanos() {

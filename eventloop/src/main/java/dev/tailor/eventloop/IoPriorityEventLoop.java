@@ -4,12 +4,15 @@ import dev.tailor.common.Checks;
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.ManualIoEventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -90,6 +93,10 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
 
     private static final System.Logger LOG = System.getLogger(IoPriorityEventLoop.class.getName());
     private static final long NO_HEALTH_CHECK = Long.MIN_VALUE;
+    /** {@link EventLoopMetrics.DispatchDelay#BUCKET_BOUNDS_NANOS}, for the loop's lookup. */
+    private static final long[] DISPATCH_BOUNDS_NANOS = EventLoopMetrics.DispatchDelay.BUCKET_BOUNDS_NANOS.stream()
+            .mapToLong(Long::longValue)
+            .toArray();
 
     private enum Kind {
         UNRELATED,
@@ -150,6 +157,8 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     private volatile long dispatchLastNanos;
     private volatile long dispatchMaxNanos;
     private volatile long dispatchTotalNanos;
+    /** The dispatch-delay bounds by bucket ({@link EventLoopMetrics.DispatchDelay#buckets}); loop writes, any reads. */
+    private final AtomicLongArray dispatchBuckets = new AtomicLongArray(DISPATCH_BOUNDS_NANOS.length + 1);
 
     private IoPriorityEventLoop(
             IoEventLoopGroup parent, EventLoopConfig config, Thread owner, MeasuringIoHandler.Probe probe) {
@@ -344,7 +353,32 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
                         allowanceSpent,
                         drained),
                 new EventLoopMetrics.DispatchDelay(
-                        receiveChecks, dispatchCount, dispatchLastNanos, dispatchMaxNanos, dispatchTotalNanos));
+                        receiveChecks,
+                        dispatchCount,
+                        dispatchLastNanos,
+                        dispatchMaxNanos,
+                        dispatchTotalNanos,
+                        dispatchBuckets()));
+    }
+
+    /**
+     * The bucket of a dispatch-delay bound: the first whose upper bound it does not exceed (Prometheus's {@code le}),
+     * or the last, above the highest bound.
+     */
+    static int dispatchBucket(long boundNanos) {
+        int bucket = 0;
+        while (bucket < DISPATCH_BOUNDS_NANOS.length && boundNanos > DISPATCH_BOUNDS_NANOS[bucket]) {
+            bucket++;
+        }
+        return bucket;
+    }
+
+    private List<Long> dispatchBuckets() {
+        List<Long> counts = new ArrayList<>(dispatchBuckets.length());
+        for (int i = 0; i < dispatchBuckets.length(); i++) {
+            counts.add(dispatchBuckets.getAcquire(i));
+        }
+        return counts;
     }
 
     /** Priority mode forbids a blocking poll while unrelated work is pending (ManualIoEventLoop's hook). */
@@ -468,7 +502,7 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
 
     /**
      * Polls the receive side and dispatches what is ready; blocks only if allowed and Netty finds nothing pending.
-     * Records the poll's active time and the dispatch-delay bound.
+     * Records the poll's active time and the dispatch-delay bound (its largest, sum and bucket).
      */
     private int pollReceiveSide(boolean mayBlock) {
         probe.reset();
@@ -503,6 +537,9 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
             if (bound > dispatchMaxNanos) {
                 dispatchMaxNanos = bound;
             }
+            int bucket = dispatchBucket(bound);
+            // One writer: a plain read and an ordered write suffice.
+            dispatchBuckets.setRelease(bucket, dispatchBuckets.getPlain(bucket) + 1);
         }
         lastSelectReturnNanos = end - activeNanos;
         return events;

@@ -150,6 +150,56 @@ class IoPriorityEventLoopVirtualTimeTest {
     }
 
     @Test
+    void dispatchDelay_bucketsCountEveryPollsBound_soTwoSnapshotsGiveTheBoundsInBetween() {
+        // Quiet I/O for 100 ms, then the same I/O behind a FIFO flood: polls wait behind about 100 × 7 µs of tasks.
+        newLoop(LoopMode.FIFO, PriorityPolicy.DEFAULTS);
+        poissonIo(START, START + 200 * MS, 20 * US, 2 * US, 7);
+        runUntil(START + 100 * MS);
+        EventLoopMetrics.DispatchDelay quiet = loop.metrics().dispatchDelay();
+        flood(100, 7 * US);
+        runUntil(START + 200 * MS);
+        EventLoopMetrics.DispatchDelay both = loop.metrics().dispatchDelay();
+
+        for (EventLoopMetrics.DispatchDelay d : List.of(quiet, both)) {
+            assertThat(d.buckets().stream().mapToLong(Long::longValue).sum())
+                    .as("every poll that dispatched, once")
+                    .isEqualTo(d.count());
+            int highest = d.buckets().size() - 1;
+            while (d.buckets().get(highest) == 0) {
+                highest--;
+            }
+            assertThat(IoPriorityEventLoop.dispatchBucket(d.maxNanos()))
+                    .as("the largest bound is in the highest bucket used")
+                    .isEqualTo(highest);
+        }
+        List<Long> bounds = EventLoopMetrics.DispatchDelay.BUCKET_BOUNDS_NANOS;
+        long quietAbove100us = 0;
+        long floodAbove100us = 0;
+        long floodPolls = both.count() - quiet.count();
+        for (int i = bounds.indexOf(100 * US) + 1; i < both.buckets().size(); i++) {
+            quietAbove100us += quiet.buckets().get(i);
+            floodAbove100us += both.buckets().get(i) - quiet.buckets().get(i);
+        }
+        assertThat(quiet.count()).isGreaterThan(1_000);
+        assertThat(quietAbove100us).as("quiet: no poll waited").isZero();
+        assertThat(floodPolls).isPositive();
+        assertThat(floodAbove100us)
+                .as("the difference is the flood's polls, nearly all behind the queue")
+                .isGreaterThan(floodPolls * 9 / 10);
+    }
+
+    @Test
+    void dispatchBucket_aBoundOnABucketsUpperBound_isInThatBucket() {
+        assertThat(IoPriorityEventLoop.dispatchBucket(0)).isZero();
+        assertThat(IoPriorityEventLoop.dispatchBucket(1_000)).isZero();
+        assertThat(IoPriorityEventLoop.dispatchBucket(1_001)).isEqualTo(1);
+        assertThat(IoPriorityEventLoop.dispatchBucket(250_000)).isEqualTo(7);
+        assertThat(IoPriorityEventLoop.dispatchBucket(1_000_000_000)).isEqualTo(17);
+        assertThat(IoPriorityEventLoop.dispatchBucket(1_000_000_001)).isEqualTo(18);
+        assertThat(EventLoopMetrics.DispatchDelay.BUCKET_BOUNDS_NANOS).hasSize(18);
+    }
+
+    @Test
     void fifo_backgroundFlood_ioWaitsBehindTheQueue() {
         // The same scenario in FIFO mode: each poll waits behind the whole flood (about 100 × 7 µs), the delay the
         // priority loop removes; and since one poll dispatches at most 16 events, the I/O falls behind for good.

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * engineers: from the difference of two readings, per export the IOPS, throughput, latency percentiles, errors
  * and slow requests; admission's decisions and waits (mean and P99 over the interval, from the wait histograms)
  * when it is on; with the fair dispatch door on, per export its door and its wait there (the same); per export the per-request loop tracing
- * (unrelated work waited behind, own work, the wall wait for the loop and its part behind other work); per loop the health-check age and the dispatch-delay bound; and,
+ * (unrelated work waited behind, own work, the wall wait for the loop and its part behind other work); per loop the health-check age and the dispatch-delay bound (P99 over the interval); and,
  * over the server's slow window, the (export, segment) pairs with the most slow requests, with where their time went
  * (admission queue, backend) and their class when admitted, under the server's slow threshold. docs/nbd.md, "Live
  * view".
@@ -381,17 +381,20 @@ public final class NbdTop {
                         fmt(now.sum("tailor_nbd_loop_health_check_window_max_age_seconds", "loop", l) * 1e3, 1),
                         fmt(now.sum("tailor_nbd_loop_oldest_unrelated_task_age_seconds", "loop", l) * 1e3, 2),
                         fmt(rate(before, now, elapsedSeconds, "tailor_nbd_loop_unrelated_tasks_total", "loop", l), 0),
-                        fmt(now.sum("tailor_nbd_loop_io_dispatch_delay_max_seconds", "loop", l) * 1e3, 2)));
+                        fmt(
+                                intervalP99(before, now, "tailor_nbd_loop_io_dispatch_delay_seconds", "loop", l) * 1e3,
+                                2)));
             }
             lines.addAll(new TextTable(
-                            "Event loops (ms):",
+                            "Event loops (ms; dispatch delay: the P99 over the interval of the bound on readable to"
+                                    + " handled, per poll that dispatched I/O):",
                             List.of(
                                     "loop",
                                     "health-check age",
                                     "largest gap (last" + " period)",
                                     "oldest unrelated task",
                                     "unrelated tasks/s",
-                                    "dispatch delay max (life)"),
+                                    "dispatch delay P99"),
                             rowsLoop,
                             List.of())
                     .lines());
@@ -577,10 +580,11 @@ public final class NbdTop {
 
     /**
      * The P99, s, of a wait histogram ({@code tailor_nbd_admission_wait_seconds}, {@code
-     * tailor_nbd_fair_dispatch_wait_seconds}: every request sent on, 0 for one that did not wait) over the interval:
+     * tailor_nbd_fair_dispatch_wait_seconds}: every request sent on, 0 for one that did not wait; {@code
+     * tailor_nbd_loop_io_dispatch_delay_seconds}: every poll that dispatched I/O) over the interval:
      * interpolated in the difference of its buckets between the two readings, as {@code histogram_quantile} does
-     * over a rate's window, so a long wait long ago is not in it. NaN with no request in the interval, or from a
-     * server without the histogram.
+     * over a rate's window, so a long wait long ago is not in it. NaN with nothing observed in the interval, or
+     * from a server without the histogram.
      */
     static double intervalP99(MetricsText before, MetricsText now, String histogram, String... labelPairs) {
         return now.histogram(histogram, labelPairs)

@@ -715,8 +715,8 @@ public final class ControllerLoop implements AutoCloseable {
         return podEvents.get();
     }
 
-    /** Whether this replica leads (always, without a lease). */
-    public boolean leading() {
+    /** Whether this replica leads (always, without a lease). For tests. */
+    boolean leading() {
         return leading;
     }
 

@@ -57,7 +57,8 @@ import java.util.function.LongSupplier;
  * logged, a 403 with the {@code kubectl auth can-i} command that checks the permission. Each event carries
  * the uid of what it is about, read on the sender's thread, so {@code kubectl describe} shows it; an
  * object that cannot be read (a deleted rule) leaves it out. The controller's pod is read until its uid is
- * known, and the first failure of each HTTP status is logged, as the refusals are.
+ * known, and the first failure of each HTTP status is logged, as the refusals are; so is the first failure of
+ * each HTTP status to read a rule (a deleted rule, 404, is not a failure).
  *
  * <p>Not thread-safe: {@link #after} is called on the rounds thread only.
  */
@@ -88,6 +89,8 @@ final class RoundEvents {
     private final Set<Integer> refusalsLogged = ConcurrentHashMap.newKeySet();
     /** The HTTP statuses of the failed reads of the controller pod's uid logged so far (0: no answer). */
     private final Set<Integer> lookupFailuresLogged = ConcurrentHashMap.newKeySet();
+    /** The HTTP statuses of the failed reads of a DestinationRule's uid logged so far (0: no answer). */
+    private final Set<Integer> ruleLookupFailuresLogged = ConcurrentHashMap.newKeySet();
     /** The controller pod's uid once read, on the sender's thread. */
     private volatile String podUid;
 
@@ -333,7 +336,8 @@ final class RoundEvents {
 
     /**
      * The uid of what an event is about, by which {@code kubectl describe} finds its events (the pod's read
-     * once); {@code null} when it cannot be read: the event goes without it. A deleted rule has none.
+     * once); {@code null} when it cannot be read: the event goes without it. A deleted rule has none; any other
+     * failure is logged once per HTTP status, as the pod's (see {@link #ruleUidFailure}).
      */
     private String uid(ObjectReference regarding) {
         if ("Pod".equals(regarding.getKind())) {
@@ -349,8 +353,31 @@ final class RoundEvents {
                     .get();
             return found == null ? null : found.getMetadata().getUid();
         } catch (KubernetesClientException e) {
+            ruleUidFailure(regarding, e);
             return null;
         }
+    }
+
+    /**
+     * Logs the first failure of each HTTP status to read a DestinationRule for its uid (0: no API server answered)
+     * with what the rules' events lack, a 403 with the {@code kubectl auth can-i} command that checks the
+     * permission; later failures of that status, in any round and on any rule, are not logged again.
+     */
+    private void ruleUidFailure(ObjectReference rule, KubernetesClientException e) {
+        int status = e.getCode();
+        if (!ruleLookupFailuresLogged.add(status)) {
+            return;
+        }
+        String namespace = rule.getNamespace();
+        String name = rule.getName();
+        log.accept("cannot read the DestinationRule " + namespace + "/" + name + " for its uid ("
+                + KubernetesErrors.describe(e, client.getMasterUrl().toString())
+                + "); the events about the rules go without it, so kubectl describe destinationrule " + name + " -n "
+                + namespace + " will not list them (kubectl get events -n " + namespace + " still does)"
+                + (status == 403
+                        ? ". Check the role: kubectl auth can-i get destinationrules.networking.istio.io -n "
+                                + namespace + " --as " + account()
+                        : ""));
     }
 
     /**

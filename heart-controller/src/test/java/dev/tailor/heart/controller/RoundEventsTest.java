@@ -237,9 +237,16 @@ class RoundEventsTest {
             events.after(applied(new Actuator.Change(Actuator.Action.CREATE, "shop", "frontend-to-cart", "", AFTER)));
         }
 
-        assertThat(log).hasSize(2);
+        assertThat(log)
+                .as("the second event's refusal has the status of the first")
+                .hasSize(3);
         assertThat(log.get(0))
                 .startsWith("cannot read the controller's pod tailor-system/tailor-heart-0 for its uid (no cluster"
+                        + " reachable: http://127.0.0.1:1/")
+                .as("no answer is not a matter of the role")
+                .doesNotContain("auth can-i");
+        assertThat(log.get(2))
+                .startsWith("cannot read the DestinationRule shop/frontend-to-cart for its uid (no cluster"
                         + " reachable: http://127.0.0.1:1/")
                 .as("no answer is not a matter of the role")
                 .doesNotContain("auth can-i");
@@ -325,6 +332,56 @@ class RoundEventsTest {
                 .startsWith("cannot read the controller's pod tailor-system/tailor-heart-0 for its uid (")
                 .contains("500")
                 .endsWith("will not list them (kubectl get events -n tailor-system still does)");
+    }
+
+    @Test
+    void aRuleThatCannotBeRead_theFirstFailureOfEachStatusIsSaid_a403WithTheCheckOfTheRole_notEachRound() {
+        // Was: nothing logged, and the rules' events went without their uid, out of kubectl describe's sight.
+        String ruleUid = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop")
+                .resource(new GenericKubernetesResourceBuilder()
+                        .withApiVersion("networking.istio.io/v1")
+                        .withKind("DestinationRule")
+                        .withNewMetadata()
+                        .withName("checkout-to-cart")
+                        .endMetadata()
+                        .build())
+                .create()
+                .getMetadata()
+                .getUid();
+        String path = "/apis/networking.istio.io/v1/namespaces/shop/destinationrules/checkout-to-cart";
+        server.expect().get().withPath(path).andReturn(403, "forbidden").times(3);
+        server.expect().get().withPath(path).andReturn(500, "broken").once();
+        try (KubernetesClient withToken = withServiceAccountToken()) {
+            RoundEvents events = new RoundEvents(
+                    withToken, "tailor-heart-0", "tailor-system", null, () -> millis++, log::add, Runnable::run);
+            for (int round = 0; round < 5; round++) {
+                events.after(applied(
+                        new Actuator.Change(Actuator.Action.UPDATE, "shop", "checkout-to-cart", BEFORE, AFTER)));
+            }
+        }
+
+        assertThat(in("shop"))
+                .as("recorded all the same; the uid once the rule could be read")
+                .extracting(e -> e.getReason() + " " + e.getRegarding().getUid())
+                .containsExactly(
+                        "WeightsUpdated null",
+                        "WeightsUpdated null",
+                        "WeightsUpdated null",
+                        "WeightsUpdated null",
+                        "WeightsUpdated " + ruleUid);
+        assertThat(log).as("three rounds refused, one logged").hasSize(2);
+        assertThat(log.get(0))
+                .startsWith("cannot read the DestinationRule shop/checkout-to-cart for its uid (GET"
+                        + " destinationrules.networking.istio.io/checkout-to-cart in shop: 403")
+                .contains("; the events about the rules go without it, so kubectl describe destinationrule"
+                        + " checkout-to-cart -n shop will not list them (kubectl get events -n shop still does)")
+                .endsWith(". Check the role: kubectl auth can-i get destinationrules.networking.istio.io -n shop"
+                        + " --as system:serviceaccount:tailor-system:tailor-heart");
+        assertThat(log.get(1))
+                .startsWith("cannot read the DestinationRule shop/checkout-to-cart for its uid (")
+                .contains("500")
+                .endsWith("will not list them (kubectl get events -n shop still does)");
     }
 
     @Test

@@ -85,6 +85,14 @@ final class ConfigShape {
      *
      * @return whether the value may stay in the tree
      */
+    /**
+     * What a boolean field takes: true or false, and in YAML also what YAML 1.1 reads as a boolean, unquoted: yes,
+     * no, on and off, each in lower case, Capitalized or in upper case (a quoted one is text, and y or n are text).
+     * A JSON file takes only true or false.
+     */
+    static final String BOOLEAN =
+            "true or false; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case";
+
     /** What a whole-number field takes when its value does not fit; its reader may know a narrower range. */
     static final String TOO_LARGE = "a whole number that fits in 32 bits";
 
@@ -113,7 +121,7 @@ final class ConfigShape {
         } else if (!scalarFits(node, raw)) {
             String expected = expected(type);
             if (node.isBoolean() && (raw == Double.class || raw == Integer.class)) {
-                // YAML 1.1 reads an unquoted off, no, n as false (and on, yes, y as true).
+                // YAML 1.1 reads an unquoted off or no as false (and on or yes as true).
                 expected += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";
             }
             problems.add(new Problem(
@@ -219,7 +227,7 @@ final class ConfigShape {
             return "a number, e.g. 10 or 2.5";
         }
         if (raw == Boolean.class) {
-            return "true or false";
+            return BOOLEAN;
         }
         if (raw == Path.class) {
             return "a file path";

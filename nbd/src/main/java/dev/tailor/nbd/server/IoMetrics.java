@@ -84,10 +84,13 @@ public final class IoMetrics {
     /**
      * Buckets of the admission and door waits ({@code tailor_nbd_admission_wait_seconds},
      * {@code tailor_nbd_fair_dispatch_wait_seconds}), seconds: 0, then 100 µs to 10 s, about 2.5 per decade (classic).
-     * The bucket {@code le="0"} holds the requests let through at once, so that a P99 is exactly 0 while fewer than
-     * 1 % of an export's requests were held, and {@code 1 - bucket{le="0"} / count} is the share held; a held
-     * request waits at least one statistics tick (admission) or one backend completion (the door), so its wait is
-     * above 0. The buckets above 100 µs are those of {@link #DURATION_BUCKETS_SECONDS}.
+     * The bucket 0 holds the requests let through at once, so that a P99 is exactly 0 while fewer than 1 % of an
+     * export's requests were held, and {@code 1 - bucket{le=~"0|0\\.0"} / count} is the share held; a held request
+     * waits at least one statistics tick (admission) or one backend completion (the door), so its wait is above 0.
+     * The text format writes that bound {@code 0.0}, which Prometheus 2 and 3 store as such and the integer-keeping
+     * relabelling of Prometheus 3's migration guide turns into {@code 0}, so a query matches both spellings (as in
+     * docs/nbd.md); {@code le="0"} alone finds nothing on a default Prometheus. The buckets above 100 µs are those of
+     * {@link #DURATION_BUCKETS_SECONDS}.
      */
     static final double[] WAIT_BUCKETS_SECONDS = {
         0, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10

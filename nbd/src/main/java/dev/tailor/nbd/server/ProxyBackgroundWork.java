@@ -8,8 +8,10 @@ import dev.tailor.eventloop.IoPriorityEventLoopGroup;
 import dev.tailor.nbd.config.BackgroundSettings;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -257,7 +259,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     /**
      * One consistent reading of the loops' and admission's metrics (admission's counters under one
      * lock): per loop (label {@code loop}) the unrelated-task age, health-check ages, dispatch-delay
-     * bound and unrelated tasks run; per export (label {@code export}) the requests of closed
+     * bound (its largest, and a histogram of it) and unrelated tasks run; per export (label {@code export}) the requests of closed
      * connections dropped before they reached the backend and the writes held behind an older
      * overlapping one; with admission on, its pools, queues, per-export counters and wait histogram
      * ({@link AdmissionDispatcher#waitHistogram}); with the fair dispatch door on, its waiting and outstanding
@@ -299,6 +301,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                 gauge("tailor_nbd_loop_io_dispatch_delay_max_seconds", "Upper bound on readable-to-handled, largest"),
                 all,
                 l -> l.dispatchDelay().maxNanos() / 1e9));
+        m.add(dispatchDelays(all));
         CounterSnapshot.Builder tasks = counter("tailor_nbd_loop_unrelated_tasks", "Unrelated tasks run");
         for (int i = 0; i < all.size(); i++) {
             tasks.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
@@ -502,6 +505,34 @@ public final class ProxyBackgroundWork implements AutoCloseable {
 
     private static CounterSnapshot.Builder counter(String name, String help) {
         return CounterSnapshot.builder().name(name).help(help);
+    }
+
+    /**
+     * {@code tailor_nbd_loop_io_dispatch_delay_seconds{loop}}: a classic histogram of the loop's dispatch-delay bound,
+     * one observation per poll that dispatched I/O ({@link EventLoopMetrics.DispatchDelay}), in the buckets of
+     * {@link EventLoopMetrics.DispatchDelay#BUCKET_BOUNDS_NANOS}: what to read over a window, where the {@code _max_}
+     * gauge is since the start. The count is the buckets' sum, so the histogram is consistent in itself.
+     */
+    private static HistogramSnapshot dispatchDelays(List<EventLoopMetrics> loops) {
+        List<Long> boundsNanos = EventLoopMetrics.DispatchDelay.BUCKET_BOUNDS_NANOS;
+        double[] bounds = new double[boundsNanos.size() + 1];
+        for (int i = 0; i < boundsNanos.size(); i++) {
+            bounds[i] = boundsNanos.get(i) / 1e9;
+        }
+        bounds[boundsNanos.size()] = Double.POSITIVE_INFINITY;
+        HistogramSnapshot.Builder histogram = HistogramSnapshot.builder()
+                .name("tailor_nbd_loop_io_dispatch_delay_seconds")
+                .help("Upper bound on readable-to-handled, per poll that dispatched I/O");
+        for (int i = 0; i < loops.size(); i++) {
+            EventLoopMetrics.DispatchDelay d = loops.get(i).dispatchDelay();
+            long[] counts = d.buckets().stream().mapToLong(Long::longValue).toArray();
+            histogram.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
+                    .labels(Labels.of("loop", String.valueOf(i)))
+                    .classicHistogramBuckets(ClassicHistogramBuckets.of(bounds, counts))
+                    .sum(d.totalNanos() / 1e9)
+                    .build());
+        }
+        return histogram.build();
     }
 
     private static GaugeSnapshot perLoop(

@@ -166,7 +166,8 @@ class NbdConfigEveryProblemTest {
                         + " metricsPeriodMillis, metricsFile, healthCheckPeriodMillis, maintenancePeriodMicros,"
                         + " maintenanceBusyMicros, maintenanceTasks, metricsListen, slowRequestThresholdMillis,"
                         + " slowTopWindowSeconds) at line 6\n"
-                        + "  exports[0].readOnly: empty (expected: true or false) at line 9\n"
+                        + "  exports[0].readOnly: empty (expected: true or false; in YAML also yes, no, on or off,"
+                        + " unquoted, each also Capitalized or in UPPER case) at line 9\n"
                         + "  exports[0].upstream.requestTimeoutSeconds: empty (expected: 0 for off, or a number in"
                         + " [0.01, 86400]) at line 12");
     }

@@ -602,6 +602,35 @@ class NbdConfigTest {
     }
 
     @Test
+    void aBoolean_takesWhatYamlReadsAsOne_andABadOneIsToldAllOfThat() {
+        // YAML 1.1's booleans, unquoted, in the three cases the YAML reader knows.
+        for (String yes : List.of("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON")) {
+            assertThat(parse("exports: [{name: d, file: d.img, size: 1MiB, readOnly: " + yes + "}]")
+                            .exports()
+                            .get(0)
+                            .readOnly())
+                    .as(yes)
+                    .isTrue();
+        }
+        for (String no : List.of("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF")) {
+            assertThat(parse("exports: [{name: d, file: d.img, size: 1MiB, readOnly: " + no + "}]")
+                            .exports()
+                            .get(0)
+                            .readOnly())
+                    .as(no)
+                    .isFalse();
+        }
+        // Was: "(expected: true or false)", though yes, no, on and off were taken as well.
+        for (String bad : List.of("maybe", "'yes'", "y", "yEs", "1")) {
+            assertThatThrownBy(() -> parse("exports: [{name: d, file: d.img, size: 1MiB, readOnly: " + bad + "}]"))
+                    .as(bad)
+                    .hasMessageContaining("exports[0].readOnly: ")
+                    .hasMessageContaining(" (expected: true or false; in YAML also yes, no, on or off, unquoted, each"
+                            + " also Capitalized or in UPPER case) at line 1");
+        }
+    }
+
+    @Test
     void wrongKindsOfValues_sayWhatTheFieldTakesInWords() {
         // Every value of the wrong kind at once, and never a Java type name.
         String message = catchThrowable(() -> parse("""
@@ -621,7 +650,7 @@ class NbdConfigTest {
                 .contains("limits.maxConnections: 2.5 (expected: a whole number)")
                 .contains("exports[0].file: [\"a\", \"b\"] (expected: a file path)")
                 .contains("exports[0].size: [1] (expected: a size like 1GiB or a number of bytes)")
-                .contains("exports[0].readOnly: \"maybe\" (expected: true or false)")
+                .contains("exports[0].readOnly: \"maybe\" (expected: " + ConfigShape.BOOLEAN + ")")
                 .contains("exports[1].size: -1 (expected: a size like 1GiB or a number of bytes)")
                 .contains("exports[2]: 7 (expected: a mapping with the fields name, tenant,")
                 .doesNotContain("java.")

@@ -67,6 +67,17 @@ class MetricsEndpointTest {
                     .contains("tailor_nbd_loop_unrelated_tasks_total{loop=\"1\"}")
                     .contains("# TYPE tailor_nbd_admission_admitted_total counter")
                     .contains("tailor_nbd_admission_export_requests_total{export=\"disk\"}");
+            // The dispatch-delay bound as a histogram per loop, to read over a window (the _max_ gauge is since
+            // the start), in the loop-tracing buckets.
+            assertThat(metrics.body())
+                    .contains("# TYPE tailor_nbd_loop_io_dispatch_delay_seconds histogram")
+                    .contains("tailor_nbd_loop_io_dispatch_delay_seconds_bucket{loop=\"0\",le=\"1.0E-6\"} ")
+                    .contains("tailor_nbd_loop_io_dispatch_delay_seconds_bucket{loop=\"1\",le=\"0.25\"} ")
+                    .contains("tailor_nbd_loop_io_dispatch_delay_seconds_bucket{loop=\"1\",le=\"1.0\"} ")
+                    .contains("tailor_nbd_loop_io_dispatch_delay_seconds_bucket{loop=\"1\",le=\"+Inf\"} ")
+                    .contains("tailor_nbd_loop_io_dispatch_delay_seconds_count{loop=\"1\"} ")
+                    .contains("tailor_nbd_loop_io_dispatch_delay_seconds_sum{loop=\"1\"} ")
+                    .contains("tailor_nbd_loop_io_dispatch_delay_max_seconds{loop=\"1\"} ");
             assertThat(get(base.resolve("/healthz")).body()).isEqualTo("ok\n");
             assertThat(HTTP.send(
                                     HttpRequest.newBuilder(base.resolve("/metrics"))

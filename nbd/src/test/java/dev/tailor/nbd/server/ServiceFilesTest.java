@@ -66,6 +66,12 @@ class ServiceFilesTest {
     /** The series a text names: the server's own and the JVM collectors'; not a prefix ending in "_" ("_*"). */
     private static final Pattern SERIES = Pattern.compile("\\b(?:tailor_nbd|jvm)_[a-z_]*[a-z]\\b");
 
+    /**
+     * A series selector in a query: the series (group 1) and its label matchers (group 2; null when it has none, so
+     * that a selector without braces is caught too).
+     */
+    private static final Pattern SELECTOR = Pattern.compile("\\b(tailor_nbd_[a-z_]*[a-z])\\b(?:\\{([^}]*)})?");
+
     @TempDir
     Path dir;
 
@@ -327,7 +333,15 @@ class ServiceFilesTest {
                 .path("templating")
                 .path("list")
                 .forEach(v -> variables.put(v.path("name").asText(), v));
-        assertThat(variables).containsKeys("datasource", "instance", "export");
+        assertThat(variables).containsKeys("datasource", "job", "instance", "export");
+        // Servers are picked by job, then instance (several jobs may scrape servers at the same address).
+        assertThat(variables.get("job").path("type").asText()).isEqualTo("query");
+        assertThat(variables.get("job").path("multi").asBoolean()).isTrue();
+        assertThat(variables.get("job").path("definition").asText())
+                .isEqualTo("label_values(tailor_nbd_requests_total, job)");
+        assertThat(variables.get("instance").path("definition").asText()).contains("job=~\"$job\"");
+        assertThat(variables.get("export").path("definition").asText())
+                .contains("job=~\"$job\", instance=~\"$instance\"");
         assertThat(variables.get("datasource").path("type").asText()).isEqualTo("datasource");
         assertThat(variables.get("datasource").path("query").asText()).isEqualTo("prometheus");
         assertThat(variables.get("export").path("type").asText()).isEqualTo("query");
@@ -341,7 +355,17 @@ class ServiceFilesTest {
             assertThat(p.path("targets")).as(title).isNotEmpty();
             p.path("targets").forEach(t -> {
                 assertThat(t.path("datasource").path("uid").asText()).as(title).isEqualTo("${datasource}");
-                assertThat(t.path("expr").asText()).as(title).contains("instance=~\"$instance\"");
+                // Every series selector filters on the chosen jobs and servers, none reads all of them.
+                Matcher selector = SELECTOR.matcher(t.path("expr").asText());
+                int selectors = 0;
+                while (selector.find()) {
+                    selectors++;
+                    assertThat(selector.group(2))
+                            .as(title + ": " + selector.group(1))
+                            .isNotNull()
+                            .startsWith("job=~\"$job\", instance=~\"$instance\"");
+                }
+                assertThat(selectors).as(title).isPositive();
                 // Several servers may serve exports of the same name: every aggregation (a quantile's sum by le,
                 // a rate's sum, a gauge's max) keeps the server, and a graph's legend names it.
                 String expr = t.path("expr").asText();
@@ -374,6 +398,7 @@ class ServiceFilesTest {
         // Each expression with its Grafana variables given values.
         List<String> expressions = dashboardExpressions().stream()
                 .map(e -> e.replace("$__rate_interval", "5m")
+                        .replace("$job", ".*")
                         .replace("$instance", ".*")
                         .replace("$export", ".*"))
                 .toList();
