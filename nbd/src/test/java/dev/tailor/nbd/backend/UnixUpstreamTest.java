@@ -7,6 +7,7 @@ import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.FairDispatchSettings;
 import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.TlsSettings;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.server.FairDispatchDoor;
 import dev.tailor.nbd.server.NbdServer;
@@ -16,6 +17,7 @@ import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.RealClients;
 import dev.tailor.nbd.testing.TestServers;
 import dev.tailor.testkit.Await;
+import dev.tailor.testkit.TestCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -34,7 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Proxy mode with the upstream on a Unix-domain socket ({@code upstream.unix}): nbdkit {@code -U} and qemu-nbd
  * {@code -k}, read, written and flushed through the proxy by qemu-io and nbdcopy; the upstream killed and
- * started again on the same path; a path nothing listens on at start.
+ * started again on the same path; a path nothing listens on at start; clients served over TLS in front of the
+ * plain socket.
  */
 class UnixUpstreamTest {
 
@@ -87,6 +90,63 @@ class UnixUpstreamTest {
                     .ok();
 
             RealClients.copyThereAndBack(nbdcopy, uri(server), dir, 11, 8 << 20);
+        }
+    }
+
+    /**
+     * Clients over TLS ({@code nbds://}, {@code nbds+unix://}), the upstream on a plain Unix socket: what nbdcopy
+     * writes through the TLS front is on nbdkit, read straight from its socket, and comes back the same way.
+     */
+    @ParameterizedTest(name = "fileIo {0}")
+    @ValueSource(strings = {NbdConfig.FILE_IO_URING, NbdConfig.FILE_IO_THREADS})
+    void tlsClientsInFrontOfNbdkitOnASocket_writeThroughAndReadBackExactly(String fileIo) throws Exception {
+        String nbdkit = Programs.require("nbdkit");
+        String nbdcopy = Programs.require("nbdcopy");
+        String nbdinfo = Programs.require("nbdinfo");
+        TestCertificates ca = TestCertificates.newCa("tailor test CA");
+        Path serverCertificates = ca.writeServer(ca.writeCa(dir.resolve("server-tls")));
+        Path clientCertificates = ca.writeCa(dir.resolve("client-tls"));
+        Path socket = dir.resolve("nbdkit.sock");
+        Path front = dir.resolve("front.sock");
+        try (Programs.Daemon upstream = Programs.Daemon.startOnSocket(
+                        socket, nbdkit, "--exit-with-parent", "-f", "-U", socket.toString(), "memory", "16M");
+                NbdServer server = NbdServer.start(proxyConfig(socket, "", 4).toBuilder()
+                        .fileIo(fileIo)
+                        .tls(new TlsSettings("require", serverCertificates, false))
+                        .build()
+                        .withUnix(front.toString(), true))) {
+            String tcp = "nbds://127.0.0.1:" + server.localAddress().getPort() + "/proxied?tls-certificates="
+                    + clientCertificates;
+            String unix = "nbds+unix:///proxied?socket=" + front + "&tls-certificates=" + clientCertificates;
+            int bytes = 16 << 20;
+            RealClients.assertSizeAndFlags(nbdinfo, tcp, bytes);
+            assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", unix)
+                            .ok()
+                            .stdout()
+                            .strip())
+                    .isEqualTo(Integer.toString(bytes));
+            assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", uri(server)).exitCode())
+                    .as("TLS is required: a plain client is refused")
+                    .isNotZero();
+
+            byte[] data = new byte[bytes];
+            new Random(14).nextBytes(data);
+            Path source = Files.write(dir.resolve("tls-source.img"), data);
+            Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), tcp).ok();
+            Path direct = dir.resolve("direct.img");
+            Programs.run(TIMEOUT, nbdcopy, "nbd+unix:///?socket=" + socket, direct.toString())
+                    .ok();
+            assertThat(Files.mismatch(source, direct))
+                    .as("what went in over TLS is on the upstream")
+                    .isEqualTo(-1L);
+            for (String uri : new String[] {tcp, unix}) {
+                Path back = dir.resolve("tls-back.img");
+                Programs.run(TIMEOUT, nbdcopy, uri, back.toString()).ok();
+                assertThat(Files.mismatch(source, back))
+                        .as("%s reads the upstream back", uri)
+                        .isEqualTo(-1L);
+                Files.delete(back);
+            }
         }
     }
 
