@@ -13,7 +13,8 @@
 # Usage: bench/run-nbd.sh [--size 1GiB] [--runtime 20] [--ramp 5] [--rounds 1] [--dir DIR]
 #                         [--servers tailor,qemu-nbd,nbdkit] [--transports tcp,unix]
 #                         [--file-engines io_uring,psync] [--baseline nbdkit] [--tailor-args "OPTIONS"]
-#   --size         size of the served file, filled with random data once (default 1GiB; fio units)
+#   --size         size of the served file, filled with random data once (default 1GiB; K, M, G, T
+#                  with or without iB are powers of 1024)
 #   --runtime      seconds each job runs after --ramp seconds of warm-up (default 20 and 5)
 #   --rounds       run every case this many times, interleaved, and keep each one's best (default 1)
 #   --dir          work directory (default bench/target/nbd)
@@ -87,7 +88,8 @@ print(int(m[1]) << u[(m[2] or '')[:1]])" "$size")
 if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" != "$bytes" ]; then
   echo "run-nbd: writing $size of random data to $file" >&2
   rm -f "$file"
-  fio --name=fill --filename="$file" --rw=write --bs=1M --size="$size" --refill_buffers --output=/dev/null
+  # fio reads "MiB" as 10^6 bytes (its kb_base quirk): give it the byte count this script means.
+  fio --name=fill --filename="$file" --rw=write --bs=1M --size="$bytes" --refill_buffers --output=/dev/null
 fi
 printf 'exports:\n  - name: bench\n    file: %s\n' "$file" > "$dir/tailor.yaml"
 quarter=$((bytes / 4))
