@@ -191,17 +191,17 @@ import dev.tailor.common.Numbers;
  *                                   with {@link #boundedOverdraft}, whose limit the admissions at a call do
  *                                   not keep. Off: a request the bucket covers is admitted at once, ahead of
  *                                   its own disk's older waiting requests
- * @param finishTagDoor              (ours, an option, default off; refines {@link #fairDispatch}) the
+ * @param finishTagDoor              (ours, default on; refines {@link #fairDispatch}) the
  *                                   door lets in the waiting disk head with the least finish tag,
  *                                   start + cost ÷ weight (start = max(the disk's tag, virtual time − lag)
  *                                   either way), as weighted fair queueing orders packets by finish time
  *                                   ({@link FairDispatchQueue}), so a large request goes after the small
  *                                   ones that would finish before it. Off: the least start tag. The virtual
  *                                   time, the charging and the lag are the same either way. The controller
- *                                   does not read it (the NBD proxy: fairDispatch.finishTag). The simulator's
- *                                   {@code finish-tag-door} (the door alone) and
- *                                   {@code finish-tag-door-admission} (segment admission then the door)
- *                                   turn it on
+ *                                   does not read it (the NBD proxy: fairDispatch.finishTag, by default this
+ *                                   while admission is on). The simulator's {@code finish-tag-door} (the door
+ *                                   alone) turns it on, {@code start-tag-door-admission} (segment admission
+ *                                   then the door by start tag) off
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -248,8 +248,8 @@ public record AdmissionConfig(
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
      * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, and
      * {@link #fairDispatch}, {@link #oversizeAdvance}, {@link #overlappingAdvances},
-     * {@link #creditGatedAdvances} and {@link #diskOrderAcrossGuarantee}, which are off (as
-     * is {@link #pacedRelease}, off by default too). The {@code segment-admission-paper} policy of the storage simulator.
+     * {@link #creditGatedAdvances}, {@link #diskOrderAcrossGuarantee} and {@link #finishTagDoor}, which are
+     * off (as is {@link #pacedRelease}, off by default too). The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()
             .baselineGuarantee(false)
@@ -262,6 +262,7 @@ public record AdmissionConfig(
             .overlappingAdvances(false)
             .creditGatedAdvances(false)
             .diskOrderAcrossGuarantee(false)
+            .finishTagDoor(false)
             .build();
 
     /**
@@ -376,7 +377,7 @@ public record AdmissionConfig(
         private boolean oversizeAdvance = true;
         private boolean overlappingAdvances = false;
         private boolean creditGatedAdvances = false;
-        private boolean finishTagDoor = false;
+        private boolean finishTagDoor = true;
         private boolean diskOrderAcrossGuarantee = true;
 
         private Builder() {}

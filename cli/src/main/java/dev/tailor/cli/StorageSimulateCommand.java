@@ -47,7 +47,8 @@ import picocli.CommandLine.Option;
                     + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot,"
                     + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
                     + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door (the door"
-                    + " alone, ordered by finish tag), finish-tag-door-admission, spare-exchange (proxies pass on"
+                    + " alone, ordered by finish tag), start-tag-door-admission (the door behind admission ordered by"
+                    + " start tag), spare-exchange (proxies pass on"
                     + " unused fixed shares), fixed-shares (each proxy budgets a fixed share),"
                     + " measured-base-latency (proxies adapt from the least latency seen, not the known service time),"
                     + " no-disk-order (a request within its disk's baseline goes at once, ahead of its disk's waiting ones).",

@@ -387,7 +387,7 @@ class StorageSimulateCommandTest {
                         + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot, round-robin-within-disk,"
                         + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
                         + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door,"
-                        + " finish-tag-door-admission, spare-exchange, fixed-shares,"
+                        + " start-tag-door-admission, spare-exchange, fixed-shares,"
                         + " measured-base-latency, no-disk-order)",
                 "--duration-seconds=0 | --duration-seconds: 0 (expected: a number in (0, 86400])",
                 "--duration-seconds=-1 | --duration-seconds: -1 (expected: a number in (0, 86400])",

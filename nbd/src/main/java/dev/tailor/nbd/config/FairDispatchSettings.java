@@ -27,8 +27,10 @@ import java.util.function.ToIntFunction;
  * @param finishTag whether each door lets in the waiting export whose head has the least finish tag
  *                  (start + cost ÷ weight) instead of the least start tag, so a small request goes ahead of a
  *                  large one that would finish after it ({@link AdmissionConfig#finishTagDoor}, the storage
- *                  simulator's {@code finish-tag-door}); {@code --fair-dispatch-finish-tag on|off}. Default
- *                  off (start tags). Refused on while the door is off, as a depth is
+ *                  simulator's {@code finish-tag-door}); {@code --fair-dispatch-finish-tag on|off}. When not
+ *                  given, the admission variant's {@link AdmissionConfig#finishTagDoor} while admission is on
+ *                  (by finish tag behind Tailor's variant), and start tags for the door alone. Refused on
+ *                  while the door is off, as a depth is
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record FairDispatchSettings(Boolean enabled, Integer depth, Boolean finishTag) {
@@ -53,9 +55,23 @@ public record FairDispatchSettings(Boolean enabled, Integer depth, Boolean finis
         this(enabled, depth, null);
     }
 
-    /** Whether the doors go by finish tag: {@link #finishTag} given and true (default off). */
-    public boolean finishTagOrder() {
+    /** Whether the finish-tag order was asked for: {@link #finishTag} given and true. */
+    public boolean finishTagAsked() {
         return finishTag != null && finishTag;
+    }
+
+    /**
+     * Whether the doors go by finish tag: {@link #finishTag} when given, else the variant's
+     * {@link AdmissionConfig#finishTagDoor} while {@code admission} is on (so by finish tag behind Tailor's
+     * variant), else by start tag (the door alone).
+     *
+     * @throws IllegalArgumentException naming the field when the admission settings are not valid
+     */
+    public boolean finishTagOrder(AdmissionSettings admission) {
+        if (finishTag != null) {
+            return finishTag;
+        }
+        return admission.enabled() && admission.toAdmissionConfig().finishTagDoor();
     }
 
     /**
@@ -119,7 +135,7 @@ public record FairDispatchSettings(Boolean enabled, Integer depth, Boolean finis
      */
     List<Problem> whileOff(AdmissionSettings admission) {
         boolean depthGiven = depth != null && depth >= 1 && depth <= MAX_DEPTH;
-        if (!depthGiven && !finishTagOrder()) {
+        if (!depthGiven && !finishTagAsked()) {
             return List.of();
         }
         boolean door;
@@ -137,7 +153,7 @@ public record FairDispatchSettings(Boolean enabled, Integer depth, Boolean finis
         if (depthGiven) {
             problems.add(new Problem("fairDispatch.depth", depth + ", but the door is off", doorOn + "depth"));
         }
-        if (finishTagOrder()) {
+        if (finishTagAsked()) {
             problems.add(
                     new Problem("fairDispatch.finishTag", "true, but the door is off", doorOn + "finishTag: true"));
         }

@@ -247,7 +247,7 @@ public record ServeOptions(
                         .build();
             }
             if ((settings.fairDispatch().depth() != null
-                            || settings.fairDispatch().finishTagOrder())
+                            || settings.fairDispatch().finishTagAsked())
                     && !settings.fairDispatch().on(settings.admission())) {
                 if (whileOff != null) {
                     // The config's door was off and no option turned it on: refused as the config alone is.

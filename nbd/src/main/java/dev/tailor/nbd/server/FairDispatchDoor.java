@@ -316,7 +316,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
      * the cost model of {@link AdmissionSettings#toAdmissionConfig}, as the storage simulator's
      * {@code fair-dispatch} takes them; each door's depth {@link FairDispatchSettings#depthOf} its
      * exports, an upstream export's pool counted as opened (one connection without multi-conn); start-tag
-     * order, or finish-tag order with {@link FairDispatchSettings#finishTagOrder}.
+     * order, or finish-tag order as {@link FairDispatchSettings#finishTagOrder} says.
      *
      * @param backends how a request let through reaches its backend ({@link RequestDispatcher#DIRECT})
      * @throws IllegalArgumentException when the admission settings are not valid
@@ -350,7 +350,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
                         .depthOf(
                                 exportsOfBackend.get(backend), e -> poolOfExport.get(e.name()), config.fileIoThreads()),
                 admission.windowIntervals() * (admission.intervalNanos() / 1e9),
-                config.fairDispatch().finishTagOrder(),
+                config.fairDispatch().finishTagOrder(config.admission()),
                 admission.costModel(),
                 backends,
                 nanoClock);

@@ -116,7 +116,7 @@ public final class ServeSummary {
                                         server.admission().controller().config()))
                 + (server.fairDispatch() != null
                         ? "; fair dispatch: on, " + doorsAndDepths(server.fairDispatch())
-                                + (server.fairDispatch().finishTag() ? ", by finish tag" : "")
+                                + (server.fairDispatch().finishTag() ? ", by finish tag" : ", by start tag")
                         : server.admission() != null ? "; fair dispatch: off" : ""));
         // The per-address limit is for TCP clients: a Unix-socket client has no address.
         out.println("  connections: at most " + limits.maxConnections()

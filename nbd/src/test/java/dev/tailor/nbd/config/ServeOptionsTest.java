@@ -97,14 +97,22 @@ class ServeOptionsTest {
     }
 
     @Test
-    void theFinishTagOrder_isOffByDefault_andTakenFromTheConfigOrTheOption() throws Exception {
+    void theFinishTagOrder_isTheVariantsByDefault_andTakenFromTheConfigOrTheOption() throws Exception {
         Path plain = config("");
-        assertThat(options(plain, null, null, null)
-                        .build()
-                        .settings()
-                        .fairDispatch()
-                        .finishTagOrder())
-                .as("off by default, as in the storage simulator")
+        NbdConfig behindAdmission = options(plain, null, null, null).build().settings();
+        assertThat(behindAdmission.fairDispatch().finishTagOrder(behindAdmission.admission()))
+                .as("behind Tailor's admission by finish tag, as in the storage simulator")
+                .isTrue();
+        NbdConfig alone = options(plain, "off", "on", null).build().settings();
+        assertThat(alone.fairDispatch().finishTagOrder(alone.admission()))
+                .as("the door alone by start tag, as the simulator's fair-dispatch")
+                .isFalse();
+        NbdConfig paper = NbdConfigFiles.read(Files.writeString(
+                dir.resolve("paper.yaml"),
+                "admission: {enabled: true, iops: 1000, variant: paper}\nfairDispatch: {enabled: true}\n"
+                        + "exports: [{name: d, size: 1MiB, file: d.img}]\n"));
+        assertThat(paper.fairDispatch().finishTagOrder(paper.admission()))
+                .as("behind the paper's variant, which has no door of its own, by start tag")
                 .isFalse();
         Path ordered = config("ordered.yaml", "fairDispatch: {finishTag: true}\n");
         assertThat(NbdConfigFiles.read(ordered).fairDispatch()).isEqualTo(new FairDispatchSettings(null, null, true));

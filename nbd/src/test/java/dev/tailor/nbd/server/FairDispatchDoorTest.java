@@ -513,7 +513,7 @@ class FairDispatchDoorTest {
     void byFinishTag_aSmallRequestOvertakesTheLargeOnesOfAnotherExportThatArrivedBefore() {
         NbdConfig startTags = NbdConfig.builder()
                 .exports(configA, configB)
-                .fairDispatch(new FairDispatchSettings(true, 1))
+                .fairDispatch(new FairDispatchSettings(true, 1, false))
                 .build();
         NbdConfig finishTags = startTags.toBuilder()
                 .fairDispatch(new FairDispatchSettings(true, 1, true))
@@ -525,7 +525,7 @@ class FairDispatchDoorTest {
             assertThat(door.doors())
                     .as("a.img and b.img in one folder: one door")
                     .isEqualTo(1);
-            assertThat(door.finishTag()).isEqualTo(config.fairDispatch().finishTagOrder());
+            assertThat(door.finishTag()).isEqualTo(config.fairDispatch().finishTagOrder(config.admission()));
             door.dispatch(a, read(4096), promise());
             door.dispatch(a, read(1 << 20), promise());
             door.dispatch(a, read(1 << 20), promise());

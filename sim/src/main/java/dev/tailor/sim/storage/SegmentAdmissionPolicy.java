@@ -26,7 +26,7 @@ import java.util.function.UnaryOperator;
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
  * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code tick-refilled-baselines},
  * {@code no-fair-dispatch}, {@code no-oversize-advance}, {@code overlapping-advances},
- * {@code credit-gated-advances}, {@code finish-tag-door-admission}, {@code spare-exchange}: the real
+ * {@code credit-gated-advances}, {@code start-tag-door-admission}, {@code spare-exchange}: the real
  * {@link AdmissionController} of the {@code admission} module, driven in simulated time. An arriving request is acquired at its arrival time: admitted requests go
  * to the backend at once, queued ones when an {@link IntervalReport} admits them, refused ones leave
  * counted; with {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
@@ -62,8 +62,8 @@ import java.util.function.UnaryOperator;
  * one advance outstanding, so a second such request waits until the first's is repaid), and
  * {@code credit-gated-advances} with it and {@link AdmissionConfig#creditGatedAdvances} on (off by default:
  * an overlapping advance only for a request whose disk is within its credits over the last R·Δ), and
- * {@code finish-tag-door-admission} with {@link AdmissionConfig#finishTagDoor} on (off by default: the
- * door lets waiting requests in by start tag), and {@code spare-exchange}, {@code segment-admission} whose
+ * {@code start-tag-door-admission} with {@link AdmissionConfig#finishTagDoor} off (on by default: the
+ * door lets waiting requests in by finish tag), and {@code spare-exchange}, {@code segment-admission} whose
  * proxies pass on unused budget at every boundary (the run does the exchange: {@link #expiredCostUnits},
  * {@link #waiting}, {@link #grantSpare}; with fixed shares, as in {@code fixed-shares}), and
  * {@code fixed-shares}, each proxy budgeting its fixed share of the backend, and {@code measured-base-latency},
@@ -138,7 +138,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             Variant.of("no-oversize-advance", b -> b.oversizeAdvance(false)),
             Variant.of("overlapping-advances", b -> b.overlappingAdvances(true)),
             Variant.of("credit-gated-advances", b -> b.overlappingAdvances(true).creditGatedAdvances(true)),
-            Variant.of("finish-tag-door-admission", b -> b.finishTagDoor(true)),
+            Variant.of("start-tag-door-admission", b -> b.finishTagDoor(false)),
             Variant.fixedBudget(SPARE_EXCHANGE),
             Variant.fixedBudget("fixed-shares"),
             Variant.of(MEASURED_BASE_LATENCY, b -> b),

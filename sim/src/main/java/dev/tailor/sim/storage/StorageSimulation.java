@@ -32,7 +32,7 @@ public final class StorageSimulation {
     private static List<String> ablations() {
         List<String> names = new java.util.ArrayList<>(SegmentAdmissionPolicy.NAMES);
         names.removeAll(POLICIES);
-        names.add(names.indexOf("finish-tag-door-admission"), "finish-tag-door");
+        names.add(names.indexOf("start-tag-door-admission"), "finish-tag-door");
         return List.copyOf(names);
     }
 
