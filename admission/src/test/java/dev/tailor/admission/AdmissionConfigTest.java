@@ -58,7 +58,7 @@ class AdmissionConfigTest {
                 true,
                 false,
                 false,
-                false,
+                true, // finishTagDoor, on since it met its rule
                 true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
