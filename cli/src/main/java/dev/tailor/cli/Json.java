@@ -150,13 +150,16 @@ final class Json {
         return "not valid JSON" + locations.where(e) + ": " + StrictReader.reason(e);
     }
 
-    /** What a field of {@code type} takes, in JSON's words for lists and objects. */
+    /** What a field of {@code type} takes, in JSON's words for booleans, lists and objects. */
     private static String expected(Class<?> type) {
+        if (type == Boolean.class || type == boolean.class) {
+            // JSON has no other booleans; YAML's unquoted yes, no, on and off are not JSON.
+            return "true or false";
+        }
         if (type == null
                 || type.isEnum()
                 || type.isPrimitive()
                 || Number.class.isAssignableFrom(type)
-                || type == Boolean.class
                 || type == String.class) {
             return StrictReader.expected(type);
         }

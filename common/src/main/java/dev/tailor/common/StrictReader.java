@@ -654,6 +654,15 @@ public final class StrictReader {
     private static final Pattern LOOKS_LIKE_NUMBER_OR_BOOLEAN = Pattern.compile(
             "(?i)[-+]?[0-9.]+([eE][-+]?[0-9]+)?|[-+]?\\.?(nan|inf|infinity)|true|false|yes|no|on|off|null|~");
 
+    /**
+     * What a boolean field takes, in words: true or false, and in YAML also what YAML 1.1 reads as a boolean,
+     * unquoted: yes, no, on and off, each in lower case, Capitalized or in upper case ({@link #yaml()} reads them
+     * so; a quoted one is text, and y or n are text). A JSON document takes only true or false. The one wording of
+     * every reader built here, so that each says the same.
+     */
+    public static final String BOOLEAN =
+            "true or false; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case";
+
     /** What a field of {@code type} takes, in words; {@code "another type"} when unknown. */
     public static String expected(Class<?> type) {
         if (type == null) {
@@ -674,7 +683,7 @@ public final class StrictReader {
             return "a whole number";
         }
         if (type == Boolean.class || type == boolean.class) {
-            return "true or false";
+            return BOOLEAN;
         }
         if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
             return "a number";

@@ -39,7 +39,7 @@ class StrictReaderTest {
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count: 2.5\n").message())
                 .isEqualTo("tenants[0].count: 2.5 (expected: a whole number)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: 'true'\n").message())
-                .isEqualTo("tenants[0].on: \"true\" (expected: true or false)");
+                .isEqualTo("tenants[0].on: \"true\" (expected: " + StrictReader.BOOLEAN + ")");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count: two\n").message())
                 .isEqualTo("tenants[0].count: two (expected: a whole number)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - name: [a, b]\n")
@@ -47,6 +47,33 @@ class StrictReaderTest {
                 .isEqualTo("tenants[0].name: [a, b] (expected: a string)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - mode: SLOW\n").message())
                 .isEqualTo("tenants[0].mode: SLOW (expected: one of FLUID, QUOTA)");
+    }
+
+    @Test
+    void yaml_aBoolean_isWhatYamlReadsAsOne_andABadOneIsToldAllThatIsTaken() throws Exception {
+        // YAML 1.1's booleans, unquoted, in the three cases the YAML reader knows.
+        for (String yes : List.of("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON")) {
+            Doc doc = StrictReader.yaml().readValue("tenants:\n  - on: " + yes + "\n", Doc.class);
+            assertThat(doc.tenants().get(0).on()).as(yes).isTrue();
+        }
+        for (String no : List.of("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF")) {
+            Doc doc = StrictReader.yaml().readValue("tenants:\n  - on: " + no + "\n", Doc.class);
+            assertThat(doc.tenants().get(0).on()).as(no).isFalse();
+        }
+        // Was "(expected: true or false)", though yes, no, on and off were taken as well.
+        String takes = " (expected: true or false; in YAML also yes, no, on or off, unquoted, each also Capitalized"
+                + " or in UPPER case)";
+        assertThat(StrictReader.expected(boolean.class)).isEqualTo(StrictReader.expected(Boolean.class));
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: maybe\n").message())
+                .isEqualTo("tenants[0].on: maybe" + takes);
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: 'yes'\n").message())
+                .isEqualTo("tenants[0].on: \"yes\"" + takes);
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: y\n").message())
+                .isEqualTo("tenants[0].on: y" + takes);
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: yEs\n").message())
+                .isEqualTo("tenants[0].on: \"yEs\"" + takes);
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: 1\n").message())
+                .isEqualTo("tenants[0].on: 1" + takes);
     }
 
     @Test
@@ -136,7 +163,7 @@ class StrictReaderTest {
     void json_isAsStrict_andReadsNaNForTheValidatorToName() throws Exception {
         assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"on\": 1}]}")
                         .message())
-                .isEqualTo("tenants[0].on: 1 (expected: true or false)");
+                .isEqualTo("tenants[0].on: 1 (expected: " + StrictReader.BOOLEAN + ")");
         JacksonException duplicate = catchThrowableOfType(
                 JacksonException.class,
                 () -> StrictReader.json().readValue("{\"tenants\": [], \"tenants\": []}", Doc.class));
@@ -279,7 +306,7 @@ class StrictReaderTest {
                 .isEqualTo("tenants[0].count: [1, \"2\"] (expected: a whole number)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: {a: 1, b: x y}\n")
                         .message())
-                .isEqualTo("tenants[0].on: {a: 1, b: x y} (expected: true or false)");
+                .isEqualTo("tenants[0].on: {a: 1, b: x y} (expected: " + StrictReader.BOOLEAN + ")");
         assertThat(problemOf(StrictReader.yaml(), "tenants: {name: a}\n").message())
                 .isEqualTo("tenants: {name: a} (expected: a list)");
         assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"rate\": {\"a\": [1, \"x\"]}}]}")

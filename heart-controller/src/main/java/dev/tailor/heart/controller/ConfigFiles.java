@@ -26,7 +26,10 @@ import java.util.Set;
  */
 public final class ConfigFiles {
 
-    /** {@link StrictReader#yaml()}: a boolean is written true or false, a number as a number. */
+    /**
+     * {@link StrictReader#yaml()}: a boolean is written unquoted ({@link StrictReader#BOOLEAN}), a number as a
+     * number.
+     */
     private static final ObjectMapper YAML = StrictReader.yaml();
 
     /** As {@link #YAML}, reading on past a key written twice, which is told with the file's other problems. */

@@ -41,10 +41,14 @@ class ConfigFilesTest {
                 "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1 (expected: a fraction in [0, 1), 0 = off) at line 1",
                 "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1 (expected: a number in [0, 100], 0 = off, min-cost flow) at line 1",
                 "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101 (expected: a number in [0, 100], 0 = off, min-cost flow) at line 1",
-                "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: perhaps (expected: true or false) at line 1",
-                "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: maybe (expected: true or false)",
-                "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: 1 (expected: true or false)",
-                "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: \"true\" (expected: true or false)",
+                "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: perhaps (expected: true or false; in YAML also yes, no, on or off,"
+                        + " unquoted, each also Capitalized or in UPPER case) at line 1",
+                "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: maybe (expected: true or false; in YAML also yes, no, on or off,"
+                        + " unquoted, each also Capitalized or in UPPER case)",
+                "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: 1 (expected: true or false; in YAML also yes, no, on or off,"
+                        + " unquoted, each also Capitalized or in UPPER case)",
+                "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: \"true\" (expected: true or false; in YAML also yes, no, on or off,"
+                        + " unquoted, each also Capitalized or in UPPER case)",
                 "roundSeconds: '30'\\n                       | roundSeconds: \"30\" (expected: a number, e.g. 30 or 0.5)",
                 "maxShareMovePerRound: .nan\\n                 | maxShareMovePerRound: .nan (expected: a number in (0, 1], 1 = no"
                         + " cap) at line 1",
@@ -127,7 +131,8 @@ class ConfigFilesTest {
                         + "  roundSeconds: .nan (expected: a number in [1, 3600]) at line 4\n"
                         + "  roundSecs: unknown field (expected one of ")
                 .hasMessageContaining(") at line 5\n"
-                        + "  planner.outlierFilter: maybe (expected: true or false) at line 6\n"
+                        + "  planner.outlierFilter: maybe (expected: true or false; in YAML also yes, no, on or off,"
+                        + " unquoted, each also Capitalized or in UPPER case) at line 6\n"
                         + "  planner.spreadScale: 101 (expected: a number in [0, 100], 0 = off, min-cost flow) at line 6\n"
                         + "  sameNodeDelayMillis: .inf (expected: a number in [0, 3600000]) at line 7\n"
                         + "  sameNodeDelayMillis: duplicate key (expected: each key once per mapping; the first, at"

@@ -80,22 +80,14 @@ final class ConfigShape {
         return shape.problems;
     }
 
+    /** What a whole-number field takes when its value does not fit; its reader may know a narrower range. */
+    static final String TOO_LARGE = "a whole number that fits in 32 bits";
+
     /**
      * Checks one value; records and lists are checked (and cleaned) inside.
      *
      * @return whether the value may stay in the tree
      */
-    /**
-     * What a boolean field takes: true or false, and in YAML also what YAML 1.1 reads as a boolean, unquoted: yes,
-     * no, on and off, each in lower case, Capitalized or in upper case (a quoted one is text, and y or n are text).
-     * A JSON file takes only true or false.
-     */
-    static final String BOOLEAN =
-            "true or false; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case";
-
-    /** What a whole-number field takes when its value does not fit; its reader may know a narrower range. */
-    static final String TOO_LARGE = "a whole number that fits in 32 bits";
-
     private boolean check(JsonNode node, Type type, String path, boolean topLevel) {
         Class<?> raw = raw(type);
         String why = null;
@@ -227,7 +219,7 @@ final class ConfigShape {
             return "a number, e.g. 10 or 2.5";
         }
         if (raw == Boolean.class) {
-            return BOOLEAN;
+            return StrictReader.BOOLEAN;
         }
         if (raw == Path.class) {
             return "a file path";

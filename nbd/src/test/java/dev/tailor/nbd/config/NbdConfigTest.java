@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.tailor.common.StrictReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -650,7 +651,7 @@ class NbdConfigTest {
                 .contains("limits.maxConnections: 2.5 (expected: a whole number)")
                 .contains("exports[0].file: [\"a\", \"b\"] (expected: a file path)")
                 .contains("exports[0].size: [1] (expected: a size like 1GiB or a number of bytes)")
-                .contains("exports[0].readOnly: \"maybe\" (expected: " + ConfigShape.BOOLEAN + ")")
+                .contains("exports[0].readOnly: \"maybe\" (expected: " + StrictReader.BOOLEAN + ")")
                 .contains("exports[1].size: -1 (expected: a size like 1GiB or a number of bytes)")
                 .contains("exports[2]: 7 (expected: a mapping with the fields name, tenant,")
                 .doesNotContain("java.")
