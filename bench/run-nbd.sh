@@ -76,15 +76,17 @@ done
 
 # shellcheck source=../scripts/find-jdk.sh
 . scripts/find-jdk.sh
+bytes=$(python3 -c "
+import re,sys; m=re.fullmatch(r'(\d+)([KMGT]i?B?)?', sys.argv[1]); u={'':0,'K':10,'M':20,'G':30,'T':40}
+if not m or int(m[1]) == 0:
+    sys.exit(f'run-nbd: --size: \"{sys.argv[1]}\" (expected: a whole number of bytes > 0, or with K, M, G or T, as 512MiB)')
+print(int(m[1]) << u[(m[2] or '')[:1]])" "$size") || exit 2
 tailor_find_jdk
 ./tailor --version >/dev/null   # builds cli/target/tailor.jar when sources changed
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 file=$dir/disk.img
-bytes=$(python3 -c "
-import re,sys; m=re.fullmatch(r'(\d+)([KMGT]i?B?)?', sys.argv[1]); u={'':0,'K':10,'M':20,'G':30,'T':40}
-print(int(m[1]) << u[(m[2] or '')[:1]])" "$size")
 if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" != "$bytes" ]; then
   echo "run-nbd: writing $size of random data to $file" >&2
   rm -f "$file"

@@ -300,7 +300,7 @@ final class NbdServeCommand implements Callable<Integer> {
             description = "With the door on: let in the waiting request with the least finish tag (start + cost"
                     + " ÷ weight) instead of the least start tag, so a small request goes ahead of a large one"
                     + " that would finish after it (docs/nbd.md, Fair dispatch). Default: the config's"
-                    + " fairDispatch.finishTag, else off.")
+                    + " fairDispatch.finishTag, else on behind Tailor's admission and off for the door alone.")
     String fairDispatchFinishTag;
 
     @Override
