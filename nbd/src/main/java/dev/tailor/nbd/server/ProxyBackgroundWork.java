@@ -418,28 +418,20 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                             "Total wait of the queued requests dispatched so far"),
                     exports,
                     e -> e.queueWaitNanos() / 1e9));
-            GaugeSnapshot.Builder maxWait = gauge(
-                    "tailor_nbd_admission_export_queue_wait_max_seconds",
-                    "Longest wait of a queued request since the server started (not over a window:"
-                            + " tailor_nbd_admission_wait_seconds is)");
-            for (AdmissionDispatcher.ExportCounters e : exports) {
-                maxWait.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                        .labels(Labels.of("export", e.export()))
-                        .value(e.maxQueueWaitNanos() / 1e9)
-                        .build());
-            }
-            m.add(maxWait.build());
-            GaugeSnapshot.Builder waitingNow = gauge(
-                    "tailor_nbd_admission_export_waiting",
-                    "READs and WRITEs of the export waiting in a segment queue of admission now (what a new"
-                            + " request of the export waits behind)");
-            for (AdmissionDispatcher.ExportCounters e : exports) {
-                waitingNow.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                        .labels(Labels.of("export", e.export()))
-                        .value(e.waiting())
-                        .build());
-            }
-            m.add(waitingNow.build());
+            m.add(perExportGauge(
+                    gauge(
+                            "tailor_nbd_admission_export_queue_wait_max_seconds",
+                            "Longest wait of a queued request since the server started (not over a window:"
+                                    + " tailor_nbd_admission_wait_seconds is)"),
+                    exports,
+                    e -> e.maxQueueWaitNanos() / 1e9));
+            m.add(perExportGauge(
+                    gauge(
+                            "tailor_nbd_admission_export_waiting",
+                            "READs and WRITEs of the export waiting in a segment queue of admission now (what a"
+                                    + " new request of the export waits behind)"),
+                    exports,
+                    AdmissionDispatcher.ExportCounters::waiting));
             m.add(admission.waitHistogram());
         }
         if (door != null) {
@@ -557,6 +549,19 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                     .build());
         }
         return counter.build();
+    }
+
+    private static GaugeSnapshot perExportGauge(
+            GaugeSnapshot.Builder gauge,
+            List<AdmissionDispatcher.ExportCounters> exports,
+            ToDoubleFunction<AdmissionDispatcher.ExportCounters> value) {
+        for (AdmissionDispatcher.ExportCounters e : exports) {
+            gauge.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .labels(Labels.of("export", e.export()))
+                    .value(value.applyAsDouble(e))
+                    .build());
+        }
+        return gauge.build();
     }
 
     private static CounterSnapshot.CounterDataPointSnapshot point(Labels labels, double value) {
