@@ -655,13 +655,27 @@ public final class StrictReader {
             "(?i)[-+]?[0-9.]+([eE][-+]?[0-9]+)?|[-+]?\\.?(nan|inf|infinity)|true|false|yes|no|on|off|null|~");
 
     /**
+     * What a boolean field of a JSON document takes, in words: true or false, JSON's only booleans. The words of
+     * a reader that reads JSON only ({@link #json()}), or a file it knows to be JSON; else {@link #BOOLEAN}.
+     */
+    public static final String BOOLEAN_JSON = "true or false";
+
+    /**
      * What a boolean field takes, in words: true or false, and in YAML also what YAML 1.1 reads as a boolean,
      * unquoted: yes, no, on and off, each in lower case, Capitalized or in upper case ({@link #yaml()} reads them
-     * so; a quoted one is text, and y or n are text). A JSON document takes only true or false. The one wording of
-     * every reader built here, so that each says the same.
+     * so; a quoted one is text, and y or n are text). A JSON document takes only true or false
+     * ({@link #BOOLEAN_JSON}). The one wording of every reader built here, so that each says the same.
      */
     public static final String BOOLEAN =
-            "true or false; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case";
+            BOOLEAN_JSON + "; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case";
+
+    /**
+     * What a field of {@code type} takes, in words ({@link #expected(Class)}), for a document known to be JSON
+     * when {@code json}: a boolean then takes only {@link #BOOLEAN_JSON}.
+     */
+    public static String expected(Class<?> type, boolean json) {
+        return json && (type == Boolean.class || type == boolean.class) ? BOOLEAN_JSON : expected(type);
+    }
 
     /** What a field of {@code type} takes, in words; {@code "another type"} when unknown. */
     public static String expected(Class<?> type) {

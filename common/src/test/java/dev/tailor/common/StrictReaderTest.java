@@ -160,6 +160,25 @@ class StrictReaderTest {
     }
 
     @Test
+    void json_aBadBoolean_isToldJsonsBooleansOnly() {
+        // Was YAML's words for a JSON document, whose booleans are true and false alone.
+        assertThat(StrictReader.expected(Boolean.class, true)).isEqualTo("true or false");
+        assertThat(StrictReader.expected(boolean.class, true)).isEqualTo(StrictReader.BOOLEAN_JSON);
+        assertThat(StrictReader.expected(Boolean.class, false)).isEqualTo(StrictReader.BOOLEAN);
+        assertThat(StrictReader.expected(Integer.class, true)).isEqualTo(StrictReader.expected(Integer.class));
+        assertThat(jsonProblem("{\"tenants\": [{\"on\": 1}]}")).isEqualTo("tenants[0].on: 1 (expected: true or false)");
+        assertThat(jsonProblem("{\"tenants\": [{\"on\": \"yes\"}]}"))
+                .isEqualTo("tenants[0].on: \"yes\" (expected: true or false)");
+    }
+
+    private static String jsonProblem(String text) {
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.json().readValue(text, Doc.class));
+        return StrictReader.problem(e, type -> StrictReader.expected(type, true))
+                .message();
+    }
+
+    @Test
     void json_isAsStrict_andReadsNaNForTheValidatorToName() throws Exception {
         assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"on\": 1}]}")
                         .message())
