@@ -118,7 +118,7 @@ final class ConfigShape {
             why = node + " (expected: " + TOO_LARGE + ")";
         } else if (!scalarFits(node, raw)) {
             String shown = shown(node, path);
-            String expected = expected(type, json);
+            String expected = raw == Boolean.class ? StrictReader.expectedBoolean(json, shown) : expected(type, json);
             if (!json && node.isBoolean() && (raw == Double.class || raw == Integer.class)) {
                 // YAML 1.1 reads an unquoted off or no as false (and on or yes as true); JSON's false is false.
                 expected += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";

@@ -450,6 +450,10 @@ class NbdConfigTest {
         Files.writeString(json, export.formatted("null"));
         assertThatThrownBy(() -> NbdConfigFiles.read(json))
                 .hasMessageContaining("exports[0].readOnly: null (expected: true or false) at line 1");
+        Files.writeString(json, export.formatted("\"true\""));
+        assertThatThrownBy(() -> NbdConfigFiles.read(json))
+                .hasMessage(json + ": exports[0].readOnly: \"true\" (expected: true or false, unquoted: in quotes it"
+                        + " is a text, not a boolean) at line 1, column 61");
         // JSON's false is false: YAML's unquoted off is no reason for it.
         Files.writeString(
                 json,
@@ -653,12 +657,20 @@ class NbdConfigTest {
                     .isFalse();
         }
         // Was: "(expected: true or false)", though yes, no, on and off were taken as well.
-        for (String bad : List.of("maybe", "'yes'", "y", "yEs", "1")) {
+        for (String bad : List.of("maybe", "y", "yEs", "1")) {
             assertThatThrownBy(() -> parse("exports: [{name: d, file: d.img, size: 1MiB, readOnly: " + bad + "}]"))
                     .as(bad)
                     .hasMessageContaining("exports[0].readOnly: ")
                     .hasMessageContaining(" (expected: true or false; in YAML also yes, no, on or off, unquoted, each"
                             + " also Capitalized or in UPPER case) at line 1");
+        }
+        // A boolean in quotes is a text: the message says so.
+        for (String quoted : List.of("'yes'", "\"true\"", "'Off'")) {
+            assertThatThrownBy(() -> parse("exports: [{name: d, file: d.img, size: 1MiB, readOnly: " + quoted + "}]"))
+                    .as(quoted)
+                    .hasMessageContaining("exports[0].readOnly: \"" + quoted.substring(1, quoted.length() - 1) + "\""
+                            + " (expected: true or false, unquoted: in quotes it is a text, not a boolean; in YAML also"
+                            + " yes, no, on or off, unquoted, each also Capitalized or in UPPER case) at line 1");
         }
     }
 
