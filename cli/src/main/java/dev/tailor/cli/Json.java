@@ -154,7 +154,7 @@ final class Json {
     private static String expected(Class<?> type) {
         if (type == Boolean.class || type == boolean.class) {
             // JSON has no other booleans; YAML's unquoted yes, no, on and off are not JSON.
-            return "true or false";
+            return StrictReader.BOOLEAN_JSON;
         }
         if (type == null
                 || type.isEnum()

@@ -742,6 +742,7 @@ class PlanCommandTest {
             Infinity as string | "windowSeconds": 30 | "windowSeconds": "Infinity" | windowSeconds: "Infinity" (expected: a number) at line 1
             padded number      | "windowSeconds": 30 | "windowSeconds": " 30" | windowSeconds: " 30" (expected: a number) at line 1
             boolean as number  | "ready": true, "cpuCores": 0.5 | "ready": 1, "cpuCores": 0.5 | replicas[0].ready: 1 (expected: true or false) at line 4
+            boolean as string  | "ready": true, "cpuCores": 0.5 | "ready": "true", "cpuCores": 0.5 | replicas[0].ready: "true" (expected: true or false, unquoted: in quotes it is a text, not a boolean) at line 4
             string as number   | "pod": "a-1" | "pod": 7 | replicas[0].pod: 7 (expected: a string) at line 4
             duplicate key      | "nodes": [ | "windowSeconds": 60,\\n "nodes": [ | windowSeconds: duplicate key (expected: each key once per mapping) at line 2
             object for array   | "nodes": [{"name": "w1", "locality": "r1/z1/w1"}, {"name": "w2", "locality": "r1/z1/w2"}] | "nodes": {"name": "w1"} | nodes: {"name": "w1"} (expected: a JSON array) at line 2

@@ -388,7 +388,8 @@ public final class StrictReader {
      *   <li>an unknown field: value {@code "unknown field"}, expected {@code "one of"} the known fields;
      *   <li>a value a field cannot take (an enum's unknown name): the value, and what the field takes;
      *   <li>a value of the wrong kind: the value as written (a list or a mapping on one line, cut short when
-     *       long: {@link #written}), and what the field takes; {@link #WRONG_TYPE} when it cannot be read;
+     *       long: {@link #written}), and what the field takes (for a boolean written in quotes, with why it is
+     *       refused: {@link #expectedBoolean}); {@link #WRONG_TYPE} when it cannot be read;
      *   <li>a YAML non-finite float: the value as written, expected {@code "a finite number"};
      *   <li>a key written twice in one mapping: value {@link #DUPLICATE_KEY}.
      * </ul>
@@ -428,7 +429,9 @@ public final class StrictReader {
                 value = structure.written;
             }
             return new Problem(
-                    path(mismatch), value != null ? value : WRONG_TYPE, expected.apply(mismatch.getTargetType()));
+                    path(mismatch),
+                    value != null ? value : WRONG_TYPE,
+                    forValue(expected.apply(mismatch.getTargetType()), value));
         }
         String nonFinite = nonFiniteValue(e);
         if (nonFinite != null) {
@@ -440,6 +443,17 @@ public final class StrictReader {
             return new Problem(path.isEmpty() ? duplicate.group(1) : path, DUPLICATE_KEY, "each key once per mapping");
         }
         return null;
+    }
+
+    /**
+     * {@code words} for a field given {@code value}: a boolean's words ({@link #BOOLEAN} or {@link
+     * #BOOLEAN_JSON}, which say the format) as {@link #expectedBoolean} gives them for it; any other as they are.
+     */
+    private static String forValue(String words, String value) {
+        if (BOOLEAN.equals(words) || BOOLEAN_JSON.equals(words)) {
+            return expectedBoolean(BOOLEAN_JSON.equals(words), value);
+        }
+        return words;
     }
 
     /**
@@ -655,13 +669,52 @@ public final class StrictReader {
             "(?i)[-+]?[0-9.]+([eE][-+]?[0-9]+)?|[-+]?\\.?(nan|inf|infinity)|true|false|yes|no|on|off|null|~");
 
     /**
+     * What a boolean field of a JSON document takes, in words: true or false, JSON's only booleans. The words of
+     * a reader that reads JSON only ({@link #json()}), or a file it knows to be JSON; else {@link #BOOLEAN}.
+     */
+    public static final String BOOLEAN_JSON = "true or false";
+
+    /**
      * What a boolean field takes, in words: true or false, and in YAML also what YAML 1.1 reads as a boolean,
      * unquoted: yes, no, on and off, each in lower case, Capitalized or in upper case ({@link #yaml()} reads them
-     * so; a quoted one is text, and y or n are text). A JSON document takes only true or false. The one wording of
-     * every reader built here, so that each says the same.
+     * so; a quoted one is text, and y or n are text). A JSON document takes only true or false
+     * ({@link #BOOLEAN_JSON}). The one wording of every reader built here, so that each says the same.
      */
     public static final String BOOLEAN =
-            "true or false; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case";
+            BOOLEAN_JSON + "; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case";
+
+    /** Said after true or false when a boolean was written in quotes: why it is refused. */
+    private static final String QUOTED_BOOLEAN = ", unquoted: in quotes it is a text, not a boolean";
+
+    /** A boolean of YAML 1.1 as {@link #yaml()} reads it, unquoted; JSON's are true and false alone. */
+    private static final Pattern YAML_BOOLEAN =
+            Pattern.compile("true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF");
+
+    /**
+     * What a boolean field takes, in words ({@link #BOOLEAN_JSON} for a JSON document, else {@link #BOOLEAN}),
+     * for a field given {@code value}, as a message shows it: a boolean of that format in quotes ({@code "true"},
+     * in YAML also {@code "yes"} or {@code "Off"}) is a text, and the words say so after true or false.
+     */
+    public static String expectedBoolean(boolean json, String value) {
+        String words = json ? BOOLEAN_JSON : BOOLEAN;
+        boolean quoted = value != null && value.length() > 2 && value.startsWith("\"") && value.endsWith("\"");
+        String text = quoted ? value.substring(1, value.length() - 1) : null;
+        if (text == null
+                || !(json
+                        ? text.equals("true") || text.equals("false")
+                        : YAML_BOOLEAN.matcher(text).matches())) {
+            return words;
+        }
+        return BOOLEAN_JSON + QUOTED_BOOLEAN + words.substring(BOOLEAN_JSON.length());
+    }
+
+    /**
+     * What a field of {@code type} takes, in words ({@link #expected(Class)}), for a document known to be JSON
+     * when {@code json}: a boolean then takes only {@link #BOOLEAN_JSON}.
+     */
+    public static String expected(Class<?> type, boolean json) {
+        return json && (type == Boolean.class || type == boolean.class) ? BOOLEAN_JSON : expected(type);
+    }
 
     /** What a field of {@code type} takes, in words; {@code "another type"} when unknown. */
     public static String expected(Class<?> type) {

@@ -39,7 +39,9 @@ class StrictReaderTest {
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count: 2.5\n").message())
                 .isEqualTo("tenants[0].count: 2.5 (expected: a whole number)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: 'true'\n").message())
-                .isEqualTo("tenants[0].on: \"true\" (expected: " + StrictReader.BOOLEAN + ")");
+                .isEqualTo(
+                        "tenants[0].on: \"true\" (expected: true or false, unquoted: in quotes it is a text, not a"
+                                + " boolean; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count: two\n").message())
                 .isEqualTo("tenants[0].count: two (expected: a whole number)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - name: [a, b]\n")
@@ -66,8 +68,17 @@ class StrictReaderTest {
         assertThat(StrictReader.expected(boolean.class)).isEqualTo(StrictReader.expected(Boolean.class));
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: maybe\n").message())
                 .isEqualTo("tenants[0].on: maybe" + takes);
-        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: 'yes'\n").message())
-                .isEqualTo("tenants[0].on: \"yes\"" + takes);
+        // A boolean in quotes is a text: said, after true or false.
+        String quoted = " (expected: true or false, unquoted: in quotes it is a text, not a boolean; in YAML also"
+                + " yes, no, on or off, unquoted, each also Capitalized or in UPPER case)";
+        for (String word : List.of("true", "False", "yes", "OFF")) {
+            assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: '" + word + "'\n")
+                            .message())
+                    .isEqualTo("tenants[0].on: \"" + word + "\"" + quoted);
+            assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: \"" + word + "\"\n")
+                            .message())
+                    .isEqualTo("tenants[0].on: \"" + word + "\"" + quoted);
+        }
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: y\n").message())
                 .isEqualTo("tenants[0].on: y" + takes);
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: yEs\n").message())
@@ -157,6 +168,46 @@ class StrictReaderTest {
         JacksonException e = catchThrowableOfType(
                 JacksonException.class, () -> StrictReader.json().readTree(text));
         return StrictReader.where(e) + ": " + StrictReader.reason(e);
+    }
+
+    @Test
+    void json_aBadBoolean_isToldJsonsBooleansOnly_andAQuotedOneIsAText() {
+        // Was YAML's words for a JSON document, whose booleans are true and false alone.
+        assertThat(StrictReader.expected(Boolean.class, true)).isEqualTo("true or false");
+        assertThat(StrictReader.expected(boolean.class, true)).isEqualTo(StrictReader.BOOLEAN_JSON);
+        assertThat(StrictReader.expected(Boolean.class, false)).isEqualTo(StrictReader.BOOLEAN);
+        assertThat(StrictReader.expected(Integer.class, true)).isEqualTo(StrictReader.expected(Integer.class));
+        assertThat(jsonProblem("{\"tenants\": [{\"on\": 1}]}")).isEqualTo("tenants[0].on: 1 (expected: true or false)");
+        assertThat(jsonProblem("{\"tenants\": [{\"on\": \"true\"}]}"))
+                .isEqualTo("tenants[0].on: \"true\" (expected: true or false, unquoted: in quotes it is a text, not a"
+                        + " boolean)");
+        assertThat(jsonProblem("{\"tenants\": [{\"on\": \"false\"}]}"))
+                .endsWith("(expected: true or false, unquoted: in quotes it is a text, not a boolean)");
+        // Not a boolean in JSON, quoted or not: nothing to add.
+        assertThat(jsonProblem("{\"tenants\": [{\"on\": \"yes\"}]}"))
+                .isEqualTo("tenants[0].on: \"yes\" (expected: true or false)");
+        assertThat(jsonProblem("{\"tenants\": [{\"on\": \"True\"}]}"))
+                .isEqualTo("tenants[0].on: \"True\" (expected: true or false)");
+    }
+
+    private static String jsonProblem(String text) {
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.json().readValue(text, Doc.class));
+        return StrictReader.problem(e, type -> StrictReader.expected(type, true))
+                .message();
+    }
+
+    @Test
+    void expectedBoolean_addsTheNoteOnlyForABooleanOfItsFormatInQuotes() {
+        assertThat(StrictReader.expectedBoolean(false, "maybe")).isEqualTo(StrictReader.BOOLEAN);
+        assertThat(StrictReader.expectedBoolean(false, "\"maybe\"")).isEqualTo(StrictReader.BOOLEAN);
+        // Unquoted, tRue and y are texts in YAML: a message may quote them, but quotes are not why.
+        assertThat(StrictReader.expectedBoolean(false, "\"tRue\"")).isEqualTo(StrictReader.BOOLEAN);
+        assertThat(StrictReader.expectedBoolean(false, "\"y\"")).isEqualTo(StrictReader.BOOLEAN);
+        assertThat(StrictReader.expectedBoolean(false, "\"On\"")).contains("unquoted: in quotes it is a text");
+        assertThat(StrictReader.expectedBoolean(true, "\"On\"")).isEqualTo(StrictReader.BOOLEAN_JSON);
+        assertThat(StrictReader.expectedBoolean(true, "\"\"")).isEqualTo(StrictReader.BOOLEAN_JSON);
+        assertThat(StrictReader.expectedBoolean(true, null)).isEqualTo(StrictReader.BOOLEAN_JSON);
     }
 
     @Test

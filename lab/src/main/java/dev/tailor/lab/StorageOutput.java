@@ -45,7 +45,9 @@ public final class StorageOutput {
 
     /**
      * {@link #table(PrintWriter, List)}, and when {@code perTenant}, after each variant's tables, one row per
-     * tenant and policy ({@link #tenants}).
+     * tenant and policy ({@link #tenants}). The policy column is as wide as the longest policy name of
+     * {@code results} (at least {@value #TABLE_POLICY_WIDTH}), so that every row's figures stand under their
+     * headers.
      */
     public static void table(PrintWriter out, List<StorageRunResult> results, boolean perTenant) {
         Map<String, List<StorageRunResult>> groups = new LinkedHashMap<>();
@@ -53,6 +55,7 @@ public final class StorageOutput {
             groups.computeIfAbsent(r.label() + " · seed " + r.seed(), k -> new ArrayList<>())
                     .add(r);
         }
+        int policy = policyWidth(results.stream().map(StorageRunResult::policy).toList(), TABLE_POLICY_WIDTH);
         boolean first = true;
         for (Map.Entry<String, List<StorageRunResult>> group : groups.entrySet()) {
             if (!first) {
@@ -63,6 +66,7 @@ public final class StorageOutput {
             out.println(group.getKey() + " · " + fmt(runs.get(0).measuredSeconds()) + " s measured");
             classes(
                     out,
+                    policy,
                     runs,
                     "steady tenants (%d requests)",
                     StorageRunResult::steady,
@@ -70,7 +74,7 @@ public final class StorageOutput {
                     StorageRunResult::hot);
             out.println(String.format(
                     Locale.ROOT,
-                    "  %-23s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s",
+                    "  %-" + policy + "s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s",
                     "policy",
                     "P50",
                     "P99",
@@ -82,30 +86,32 @@ public final class StorageOutput {
                     "P99.9",
                     "P99.99",
                     "P99.999"));
-            rows(out, runs, StorageRunResult::steady, StorageRunResult::hot);
+            rows(out, policy, runs, StorageRunResult::steady, StorageRunResult::hot);
             String empty = emptyClasses(runs.get(0));
             if (empty != null) {
                 out.println("  " + empty);
             }
             classes(
                     out,
+                    policy,
                     runs,
                     "steady segments (%d requests)",
                     StorageRunResult::steadySegments,
                     "hot segments (%d requests)",
                     StorageRunResult::hotSegments);
-            rows(out, runs, StorageRunResult::steadySegments, StorageRunResult::hotSegments);
+            rows(out, policy, runs, StorageRunResult::steadySegments, StorageRunResult::hotSegments);
             classes(
                     out,
+                    policy,
                     runs,
                     "steady tenants within baseline (%d)",
                     StorageRunResult::steadyWithinBaseline,
                     "all within baseline (%d)",
                     StorageRunResult::allWithinBaseline);
-            rows(out, runs, StorageRunResult::steadyWithinBaseline, StorageRunResult::allWithinBaseline);
-            out.println(counterRow("policy", StorageFigures.COUNTERS));
+            rows(out, policy, runs, StorageRunResult::steadyWithinBaseline, StorageRunResult::allWithinBaseline);
+            out.println(counterRow(policy, "policy", StorageFigures.COUNTERS));
             for (StorageRunResult r : runs) {
-                out.println(counterRow(r.policy(), StorageFigures.counters(r)));
+                out.println(counterRow(policy, r.policy(), StorageFigures.counters(r)));
             }
             if (perTenant) {
                 tenants(out, runs);
@@ -161,9 +167,12 @@ public final class StorageOutput {
      */
     public static void summary(PrintWriter out, SweepSummary summary) {
         out.println(StorageFigures.sweepTitle(summary));
+        int policy = policyWidth(
+                summary.policies().stream().map(SweepSummary.Row::policy).toList(), SUMMARY_POLICY_WIDTH);
+        String format = "  %-" + policy + "s %-24s %-24s %-24s %-24s %-24s %8s  %s";
         out.println(String.format(
                 Locale.ROOT,
-                "  %-24s %-24s %-24s %-24s %-24s %-24s %8s  %s",
+                format,
                 "policy",
                 StorageFigures.SWEEP_RATIOS.get(0),
                 StorageFigures.SWEEP_RATIOS.get(1),
@@ -176,7 +185,7 @@ public final class StorageOutput {
             List<SweepSummary.Ratios> r = StorageFigures.sweepRatios(row);
             out.println(String.format(
                     Locale.ROOT,
-                    "  %-24s %-24s %-24s %-24s %-24s %-24s %8s  %s",
+                    format,
                     row.policy(),
                     ratios(r.get(0)),
                     ratios(r.get(1)),
@@ -187,6 +196,21 @@ public final class StorageOutput {
                     StorageFigures.cellsAbove(row)));
         }
         StorageFigures.sweepNotes(summary).forEach(line -> out.println("  " + line));
+    }
+
+    /** The policy column's width in the tables of {@link #table}: at least this, wider for a longer name. */
+    static final int TABLE_POLICY_WIDTH = 23;
+
+    /** The policy column's width in the sweep's {@link #summary}: at least this, wider for a longer name. */
+    static final int SUMMARY_POLICY_WIDTH = 24;
+
+    /** A policy column as wide as the longest of {@code policies}, and at least {@code least}, so that rows align. */
+    static int policyWidth(List<String> policies, int least) {
+        int width = least;
+        for (String policy : policies) {
+            width = Math.max(width, policy.length());
+        }
+        return width;
     }
 
     /** Worst / median / best, or one "–" when no cell compared. */
@@ -320,16 +344,18 @@ public final class StorageOutput {
     }
 
     /** One row of the throughput, capacity and admission table: a name, then the {@link StorageFigures#COUNTERS}' cells. */
-    private static String counterRow(String name, List<String> cells) {
+    private static String counterRow(int policy, String name, List<String> cells) {
         List<Object> row = new ArrayList<>();
         row.add(name);
         row.addAll(cells);
-        return String.format(Locale.ROOT, "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", row.toArray());
+        return String.format(
+                Locale.ROOT, "  %-" + policy + "s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", row.toArray());
     }
 
     /** A pair of request classes' header, each with its count ({@link #most}). */
     private static void classes(
             PrintWriter out,
+            int policy,
             List<StorageRunResult> runs,
             String leftLabel,
             Function<StorageRunResult, LatencySummary> left,
@@ -337,7 +363,7 @@ public final class StorageOutput {
             Function<StorageRunResult, LatencySummary> right) {
         out.println(String.format(
                 Locale.ROOT,
-                "  %-23s %-44s  %s",
+                "  %-" + policy + "s %-44s  %s",
                 "latency ms",
                 String.format(Locale.ROOT, leftLabel, most(runs, left)),
                 String.format(Locale.ROOT, rightLabel, most(runs, right))));
@@ -346,13 +372,14 @@ public final class StorageOutput {
     /** One row per policy of the two classes' percentiles, with its own counts when it measured fewer. */
     private static void rows(
             PrintWriter out,
+            int policy,
             List<StorageRunResult> runs,
             Function<StorageRunResult, LatencySummary> left,
             Function<StorageRunResult, LatencySummary> right) {
         for (StorageRunResult r : runs) {
             out.println(String.format(
                             Locale.ROOT,
-                            "  %-23s %s  %s",
+                            "  %-" + policy + "s %s  %s",
                             r.policy(),
                             percentiles(left.apply(r)),
                             percentiles(right.apply(r)))

@@ -47,8 +47,8 @@ class ConfigFilesTest {
                         + " unquoted, each also Capitalized or in UPPER case)",
                 "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: 1 (expected: true or false; in YAML also yes, no, on or off,"
                         + " unquoted, each also Capitalized or in UPPER case)",
-                "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: \"true\" (expected: true or false; in YAML also yes, no, on or off,"
-                        + " unquoted, each also Capitalized or in UPPER case)",
+                "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: \"true\" (expected: true or false, unquoted: in quotes it is a"
+                        + " text, not a boolean; in YAML also yes, no, on or off, unquoted, each also Capitalized or in UPPER case)",
                 "roundSeconds: '30'\\n                       | roundSeconds: \"30\" (expected: a number, e.g. 30 or 0.5)",
                 "maxShareMovePerRound: .nan\\n                 | maxShareMovePerRound: .nan (expected: a number in (0, 1], 1 = no"
                         + " cap) at line 1",

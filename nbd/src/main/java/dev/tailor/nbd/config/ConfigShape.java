@@ -56,8 +56,12 @@ final class ConfigShape {
     /** The scalar at a path as written ({@code .nan}, {@code ~}), or null. */
     private final java.util.function.Function<String, String> written;
 
-    private ConfigShape(java.util.function.Function<String, String> written) {
+    /** Whether the file is JSON, whose booleans are true and false alone, not YAML. */
+    private final boolean json;
+
+    private ConfigShape(java.util.function.Function<String, String> written, boolean json) {
         this.written = written;
+        this.json = json;
     }
 
     /**
@@ -67,15 +71,17 @@ final class ConfigShape {
      * @return the problems, in file order; empty when the tree fits
      */
     static List<Problem> check(JsonNode tree, Class<?> type) {
-        return check(tree, type, path -> null);
+        return check(tree, type, path -> null, false);
     }
 
     /**
      * {@link #check(JsonNode, Class)}, values shown as {@code written} gives them where it knows them (a
-     * non-finite float as {@code .nan}, an empty value as {@code empty}).
+     * non-finite float as {@code .nan}, an empty value as {@code empty}), in the words of a JSON file when
+     * {@code json} (a boolean is true or false: {@link StrictReader#BOOLEAN_JSON}), else of YAML.
      */
-    static List<Problem> check(JsonNode tree, Class<?> type, java.util.function.Function<String, String> written) {
-        ConfigShape shape = new ConfigShape(written);
+    static List<Problem> check(
+            JsonNode tree, Class<?> type, java.util.function.Function<String, String> written, boolean json) {
+        ConfigShape shape = new ConfigShape(written, json);
         shape.check(tree, type, "(top level)", true);
         return shape.problems;
     }
@@ -111,13 +117,13 @@ final class ConfigShape {
         } else if (raw == Integer.class && node.isIntegralNumber() && !node.canConvertToInt()) {
             why = node + " (expected: " + TOO_LARGE + ")";
         } else if (!scalarFits(node, raw)) {
-            String expected = expected(type);
-            if (node.isBoolean() && (raw == Double.class || raw == Integer.class)) {
-                // YAML 1.1 reads an unquoted off or no as false (and on or yes as true).
+            String shown = shown(node, path);
+            String expected = raw == Boolean.class ? StrictReader.expectedBoolean(json, shown) : expected(type, json);
+            if (!json && node.isBoolean() && (raw == Double.class || raw == Integer.class)) {
+                // YAML 1.1 reads an unquoted off or no as false (and on or yes as true); JSON's false is false.
                 expected += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";
             }
-            problems.add(new Problem(
-                    List.of(path), new dev.tailor.common.Problem(path, shown(node, path), expected).message()));
+            problems.add(new Problem(List.of(path), new dev.tailor.common.Problem(path, shown, expected).message()));
             return false;
         }
         if (why != null) {
@@ -166,7 +172,7 @@ final class ConfigShape {
                 String value = text == null || text.isBlank() ? "empty" : text;
                 problems.add(new Problem(
                         List.of(where),
-                        new dev.tailor.common.Problem(where, value, expected(fieldType)).message(),
+                        new dev.tailor.common.Problem(where, value, expected(fieldType, json)).message(),
                         value,
                         probe(fieldType)));
                 it.remove();
@@ -200,8 +206,8 @@ final class ConfigShape {
                 : (Class<?>) type;
     }
 
-    /** What a field of {@code type} takes, in words. */
-    static String expected(Type type) {
+    /** What a field of {@code type} takes, in words; a boolean in a JSON file's when {@code json}. */
+    static String expected(Type type, boolean json) {
         Class<?> raw = raw(type);
         if (raw.isRecord()) {
             return "a mapping with the fields "
@@ -210,7 +216,7 @@ final class ConfigShape {
                             .collect(Collectors.joining(", "));
         }
         if (List.class.isAssignableFrom(raw)) {
-            return "a list, each entry " + expected(((ParameterizedType) type).getActualTypeArguments()[0]);
+            return "a list, each entry " + expected(((ParameterizedType) type).getActualTypeArguments()[0], json);
         }
         if (raw == Integer.class) {
             return "a whole number";
@@ -219,7 +225,7 @@ final class ConfigShape {
             return "a number, e.g. 10 or 2.5";
         }
         if (raw == Boolean.class) {
-            return StrictReader.BOOLEAN;
+            return json ? StrictReader.BOOLEAN_JSON : StrictReader.BOOLEAN;
         }
         if (raw == Path.class) {
             return "a file path";

@@ -154,7 +154,7 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
         }
         JsonNode written = tree.deepCopy();
-        List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class, at::written);
+        List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class, at::written, json);
         JsonNode cleaned = tree;
         for (ConfigShape.Problem p : shapeProblems) {
             problems.add(ownRange(p, cleaned, at) + columns.at(at, p.paths().get(0)));
@@ -399,7 +399,7 @@ public final class NbdConfigFiles {
      * (a duplicate key, or a number too large, as {@link #notYaml} says them).
      */
     private static IllegalArgumentException notJson(String source, JacksonException e) {
-        Problem problem = StrictReader.problem(e, StrictReader::expected);
+        Problem problem = StrictReader.problem(e, type -> StrictReader.expected(type, true));
         if (problem != null) {
             return new IllegalArgumentException(source + ": " + problem.message() + StrictReader.atLine(e));
         }

@@ -436,6 +436,41 @@ class NbdConfigTest {
     }
 
     @Test
+    void aJsonFile_isToldJsonsBooleans_notYamls() throws Exception {
+        // Was YAML's words (yes, no, on or off) for a file read as strict JSON, which takes none of them.
+        String export = "{\"exports\": [{\"name\": \"d\", \"file\": \"d.img\", \"size\": \"1MiB\", \"readOnly\": %s}]}";
+        Path json = dir.resolve("nbd.json");
+        for (String bad : List.of("\"maybe\"", "1", "\"yes\"", "\"True\"")) {
+            Files.writeString(json, export.formatted(bad));
+            assertThatThrownBy(() -> NbdConfigFiles.read(json))
+                    .as(bad)
+                    .hasMessage(json + ": exports[0].readOnly: " + bad + " (expected: true or false) at line 1, column"
+                            + " 61");
+        }
+        Files.writeString(json, export.formatted("null"));
+        assertThatThrownBy(() -> NbdConfigFiles.read(json))
+                .hasMessageContaining("exports[0].readOnly: null (expected: true or false) at line 1");
+        Files.writeString(json, export.formatted("\"true\""));
+        assertThatThrownBy(() -> NbdConfigFiles.read(json))
+                .hasMessage(json + ": exports[0].readOnly: \"true\" (expected: true or false, unquoted: in quotes it"
+                        + " is a text, not a boolean) at line 1, column 61");
+        // JSON's false is false: YAML's unquoted off is no reason for it.
+        Files.writeString(
+                json,
+                "{\"exports\": [{\"name\": \"d\", \"upstream\": {\"host\": \"h\", \"requestTimeoutSeconds\": false}}]}");
+        assertThatThrownBy(() -> NbdConfigFiles.read(json))
+                .hasMessage(json + ": exports[0].upstream.requestTimeoutSeconds: false (expected: a number, e.g. 10 or"
+                        + " 2.5) at line 1, column 54");
+
+        // The same text named .yaml is YAML, and told YAML's words.
+        Path yaml = dir.resolve("nbd.yaml");
+        Files.writeString(yaml, export.formatted("\"maybe\""));
+        assertThatThrownBy(() -> NbdConfigFiles.read(yaml))
+                .hasMessage(
+                        yaml + ": exports[0].readOnly: \"maybe\" (expected: " + StrictReader.BOOLEAN + ") at line 1");
+    }
+
+    @Test
     void unknownFieldsAndEmptyFiles_areRefused() {
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, sise: 1}]"))
                 .hasMessage("test.yaml: exports[0].sise: unknown field (expected one of name, tenant, description,"
@@ -622,12 +657,20 @@ class NbdConfigTest {
                     .isFalse();
         }
         // Was: "(expected: true or false)", though yes, no, on and off were taken as well.
-        for (String bad : List.of("maybe", "'yes'", "y", "yEs", "1")) {
+        for (String bad : List.of("maybe", "y", "yEs", "1")) {
             assertThatThrownBy(() -> parse("exports: [{name: d, file: d.img, size: 1MiB, readOnly: " + bad + "}]"))
                     .as(bad)
                     .hasMessageContaining("exports[0].readOnly: ")
                     .hasMessageContaining(" (expected: true or false; in YAML also yes, no, on or off, unquoted, each"
                             + " also Capitalized or in UPPER case) at line 1");
+        }
+        // A boolean in quotes is a text: the message says so.
+        for (String quoted : List.of("'yes'", "\"true\"", "'Off'")) {
+            assertThatThrownBy(() -> parse("exports: [{name: d, file: d.img, size: 1MiB, readOnly: " + quoted + "}]"))
+                    .as(quoted)
+                    .hasMessageContaining("exports[0].readOnly: \"" + quoted.substring(1, quoted.length() - 1) + "\""
+                            + " (expected: true or false, unquoted: in quotes it is a text, not a boolean; in YAML also"
+                            + " yes, no, on or off, unquoted, each also Capitalized or in UPPER case) at line 1");
         }
     }
 
