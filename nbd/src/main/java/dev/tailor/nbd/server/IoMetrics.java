@@ -25,14 +25,18 @@ import java.util.function.LongSupplier;
  * are documented in docs/nbd.md, "Metrics".
  *
  * <ul>
- *   <li>{@code tailor_nbd_requests_total{export,operation}}: requests answered, errors included;</li>
+ *   <li>{@code tailor_nbd_requests_total{export,operation}}: requests finished: answered, errors included, or
+ *       dropped because their client went away;</li>
  *   <li>{@code tailor_nbd_request_bytes_total{export,operation}}: bytes of the successful requests: read,
  *       written, trimmed or zeroed (block status and flush: none);</li>
  *   <li>{@code tailor_nbd_request_duration_seconds{export,operation}}: a classic histogram of the time
  *       from a request's header decoded to its reply handed to the socket (waiting for admission, an
  *       older overlapping write, the backend);</li>
- *   <li>{@code tailor_nbd_request_errors_total{export,operation,error}}: error replies by NBD error
+ *   <li>{@code tailor_nbd_request_errors_total{export,operation,error}}: error replies sent, by NBD error
  *       ({@code einval}, {@code eperm}, {@code eio}, {@code enospc}, {@code eshutdown}, ...);</li>
+ *   <li>{@code tailor_nbd_requests_dropped_total{export,operation}}: requests whose reply could not be sent, their
+ *       connection closed first (dropped: the client went away), whether they failed, succeeded or never reached
+ *       the backend; not error replies;</li>
  *   <li>{@code tailor_nbd_export_connections{export}}: connections in the transmission phase on the export;</li>
  *   <li>{@code tailor_nbd_slow_requests_total{export,operation}}: requests that took longer than the slow
  *       threshold (decoded to answered); {@code tailor_nbd_slow_request_threshold_seconds}, a gauge, the threshold;</li>
@@ -153,6 +157,7 @@ public final class IoMetrics {
     private final Counter bytes;
     private final Histogram duration;
     private final Counter errors;
+    private final Counter dropped;
     private final Gauge connections;
     private final CounterDataPoint tlsHandshakesOk;
     private final CounterDataPoint tlsHandshakesFailed;
@@ -201,7 +206,7 @@ public final class IoMetrics {
         this.slowSegments = new SlowSegments(SLOW_SEGMENTS_KEPT, segmentSizeBytes, slowWindowNanos);
         requests = Counter.builder()
                 .name("tailor_nbd_requests")
-                .help("NBD requests answered, errors included")
+                .help("NBD requests finished: answered, errors included, or dropped because their client went away")
                 .labelNames("export", "operation")
                 .register(registry);
         bytes = Counter.builder()
@@ -218,8 +223,14 @@ public final class IoMetrics {
                 .register(registry);
         errors = Counter.builder()
                 .name("tailor_nbd_request_errors")
-                .help("Error replies, by NBD error")
+                .help("Error replies sent, by NBD error")
                 .labelNames("export", "operation", "error")
+                .register(registry);
+        dropped = Counter.builder()
+                .name("tailor_nbd_requests_dropped")
+                .help("Requests whose reply could not be sent, their connection closed first (dropped: the client"
+                        + " went away); not error replies")
+                .labelNames("export", "operation")
                 .register(registry);
         connections = Gauge.builder()
                 .name("tailor_nbd_export_connections")
@@ -427,6 +438,7 @@ public final class IoMetrics {
         private final DistributionDataPoint[] durations = new DistributionDataPoint[OPERATIONS.length + 1];
         private final GaugeDataPoint connectionCount;
         private final CounterDataPoint[] slowCounts = new CounterDataPoint[OPERATIONS.length + 1];
+        private final CounterDataPoint[] droppedCounts = new CounterDataPoint[OPERATIONS.length + 1];
         private final DistributionDataPoint loopUnrelatedWaitSeconds;
         private final DistributionDataPoint loopWorkSeconds;
         private final DistributionDataPoint loopWaitSeconds;
@@ -440,6 +452,7 @@ public final class IoMetrics {
                 byteCounts[i] = bytes.labelValues(export, operation);
                 durations[i] = duration.labelValues(export, operation);
                 slowCounts[i] = slowRequests.labelValues(export, operation);
+                droppedCounts[i] = dropped.labelValues(export, operation);
             }
             connectionCount = connections.labelValues(export);
             loopUnrelatedWaitSeconds = loopUnrelatedWait.labelValues(export);
@@ -455,12 +468,13 @@ public final class IoMetrics {
 
         /** As below, for a request without admission or backend time to attribute (tests). */
         void answered(int command, long startNanos, long offsetBytes, long bytes, int error) {
-            answered(command, startNanos, offsetBytes, bytes, error, 0, 0, SlowSegments.NOT_ADMITTED);
+            answered(command, startNanos, offsetBytes, bytes, error, 0, 0, SlowSegments.NOT_ADMITTED, true);
         }
 
         /**
-         * Counts one answered request; one slower than the slow threshold is also attributed to its segment, with
-         * where its time went.
+         * Counts one finished request; one slower than the slow threshold is also attributed to its segment, with
+         * where its time went. A request whose reply could not be sent (its connection closed first) counts as
+         * dropped, not as an error reply, whatever its outcome.
          *
          * @param command            its command type
          * @param startNanos         {@link #nowNanos()} when its header was decoded
@@ -470,6 +484,7 @@ public final class IoMetrics {
          * @param admissionWaitNanos its time queued in admission, ns
          * @param backendNanos       its time on the backend, ns
          * @param admittedClass      {@link SlowSegments#NOT_ADMITTED}, {@code STEADY} or {@code HOT}
+         * @param sent               whether its reply is sent; false when its connection closed first
          */
         void answered(
                 int command,
@@ -479,7 +494,8 @@ public final class IoMetrics {
                 int error,
                 long admissionWaitNanos,
                 long backendNanos,
-                int admittedClass) {
+                int admittedClass,
+                boolean sent) {
             int i = index(command);
             requestCounts[i].inc();
             if (bytes > 0) {
@@ -487,7 +503,9 @@ public final class IoMetrics {
             }
             long elapsedNanos = nanoClock.getAsLong() - startNanos;
             durations[i].observe(elapsedNanos / 1e9);
-            if (error != 0) {
+            if (!sent) {
+                droppedCounts[i].inc();
+            } else if (error != 0) {
                 errors.labelValues(export, i < OPERATIONS.length ? OPERATIONS[i] : OTHER, errorLabel(error))
                         .inc();
             }
@@ -531,7 +549,7 @@ public final class IoMetrics {
             connectionCount.dec();
         }
 
-        /** Requests answered so far for {@code command} (tests, reports). */
+        /** Requests finished so far for {@code command}, those dropped included (tests, reports). */
         long requests(int command) {
             return (long) requestCounts[index(command)].get();
         }
