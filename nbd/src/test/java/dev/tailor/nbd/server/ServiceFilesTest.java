@@ -390,6 +390,29 @@ class ServiceFilesTest {
                 .anyMatch(t -> t.startsWith("Connections"))
                 .anyMatch(t -> t.startsWith("Admission"))
                 .anyMatch(t -> t.startsWith("Fair dispatch door"));
+        // The series each panel is for: every one is read by some selector above, so the check covers it.
+        List<String> read = new ArrayList<>();
+        dashboardExpressions().forEach(e -> {
+            Matcher selector = SELECTOR.matcher(e);
+            while (selector.find()) {
+                read.add(selector.group(1));
+            }
+        });
+        assertThat(read)
+                .contains(
+                        "tailor_nbd_request_errors_total",
+                        "tailor_nbd_requests_dropped_total",
+                        "tailor_nbd_admission_waiting",
+                        "tailor_nbd_admission_export_waiting",
+                        "tailor_nbd_admission_wait_seconds_bucket",
+                        "tailor_nbd_fair_dispatch_wait_seconds_bucket",
+                        "tailor_nbd_loop_health_check_window_max_age_seconds",
+                        "tailor_nbd_loop_io_dispatch_delay_seconds_bucket");
+        // The dispatch delay is a histogram per loop: its P99 over the rate window, per server and loop.
+        assertThat(dashboardExpressions())
+                .anyMatch(e -> e.startsWith("histogram_quantile(0.99, sum by (job, instance, loop, le) (rate(")
+                        && e.contains("tailor_nbd_loop_io_dispatch_delay_seconds_bucket{")
+                        && e.endsWith("[$__rate_interval])))"));
     }
 
     @Test
@@ -636,7 +659,10 @@ class ServiceFilesTest {
                         "tailor_nbd_admission_wait_seconds_count",
                         "tailor_nbd_fair_dispatch_wait_seconds_bucket",
                         "tailor_nbd_fair_dispatch_wait_seconds_count",
-                        "tailor_nbd_slow_segment_requests");
+                        "tailor_nbd_slow_segment_requests",
+                        "tailor_nbd_requests_dropped_total",
+                        "tailor_nbd_admission_export_waiting",
+                        "tailor_nbd_loop_io_dispatch_delay_seconds_bucket");
 
         // deploy/nbd/nbd.yaml as the service reads it, with its folders and ports moved to free ones, admission
         // on (commented out there) and every request slow, so that every family the rules name has a sample.
