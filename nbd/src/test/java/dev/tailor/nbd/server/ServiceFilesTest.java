@@ -521,8 +521,9 @@ class ServiceFilesTest {
      * writes it (Go's shortest form, e-notation below 1e-4, ".0" added to whole numbers).
      */
     private static final List<String> WAIT_BOUNDS_PROMETHEUS_3 = List.of(
-            "0.0", "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
-            "0.5", "1.0", "2.5", "5.0", "10.0");
+            "0.0", "0.0001", "0.00025", "0.0005", "0.001", "0.0015", "0.0022", "0.0033", "0.0047", "0.0068", "0.01",
+            "0.015", "0.022", "0.033", "0.047", "0.068", "0.1", "0.15", "0.22", "0.33", "0.47", "0.68", "1.0", "2.5",
+            "10.0");
     /** {@link IoMetrics#LOOP_BUCKETS_SECONDS} as Prometheus 3 stores them. */
     private static final List<String> LOOP_BOUNDS_PROMETHEUS_3 = List.of(
             "1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005", "0.001", "0.0025",
