@@ -102,11 +102,16 @@ class NbdTopCommandTest {
         // The wait is admission's queue and the fair dispatch door's together (the door may be on alone): the
         // column says neither alone, and the title says what it is.
         assertThat(text)
-                .contains("; queued wait: in admission or at the fair dispatch door):")
+                .contains("; queued wait: in admission or at the fair dispatch door;")
                 .doesNotContain("admission wait");
+        // The classes are those admission gave (a request on a hot segment within its baseline is admitted steady),
+        // not the segment's state at arrival, which admission's section shows: the headings say which is which.
         assertThat(lines)
                 .anyMatch(l -> l.matches("\\s+export\\s+segment\\s+slow\\s+overcount\\s+queued wait\\s+backend"
-                        + "\\s+hot\\s+steady\\s+not admitted"));
+                        + "\\s+admitted hot\\s+admitted steady\\s+not via admission"));
+        assertThat(text)
+                .contains("; admitted: the class admission gave them, steady within the baseline even on a hot"
+                        + " segment):");
         // A server without the threshold and window gauges counted from its start, over 50 ms.
         assertThat(NbdTop.slowTitle(MetricsText.parse(BEFORE)))
                 .startsWith("Slow segments since the start (slow: over 50 ms;");
@@ -280,8 +285,12 @@ class NbdTopCommandTest {
                 Instant.parse("2026-12-02T04:00:00Z"),
                 10);
         assertThat(lines)
-                .anyMatch(l -> l.matches("\\s+export\\s+requests/s\\s+arrived hot\\s+queued\\s+mean wait ms"
+                .anyMatch(l -> l.matches("\\s+export\\s+requests/s\\s+on hot segment\\s+queued\\s+mean wait ms"
                         + "\\s+P99 wait ms\\s+refused/s"));
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("Admission (waiting now: 0; bursts borrowing/s: ")
+                        && l.endsWith("; on hot segment: arrived while its segment was hot, whatever class admitted"
+                                + " it):"));
         // The 198th of the interval's 200 is the middle of the 4 between 2.2 and 4.7 ms: 3.45 ms. Since the start it
         // would be 4.59 ms, and the longest 30 s.
         assertThat(lines)
