@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The cost, per READ or WRITE, of the NBD proxy's wait histograms ({@code tailor_nbd_admission_wait_seconds},
  * {@code tailor_nbd_fair_dispatch_wait_seconds}): one observation of a data point resolved once per export, built
- * as {@code IoMetrics.waitHistogram} builds it (classic buckets 0 and 100 µs to 10 s, no exemplars), next to what
+ * as {@code IoMetrics.waitHistogram} builds it (classic, 25 bounds: 0 and 100 µs to 10 s, no exemplars), next to what
  * the per-export counters beside it pay (a {@code LongAdder} and a {@code LongAccumulator} maximum). The waits
  * observed cycle through four values in different buckets, most of them 0 (admitted at once), so that the bucket
  * scan is not constant-folded.
@@ -40,7 +40,8 @@ public class WaitHistogramBenchmark {
 
     /** As IoMetrics.WAIT_BUCKETS_SECONDS. */
     static final double[] WAIT_BUCKETS_SECONDS = {
-        0, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+        0, 0.0001, 0.00025, 0.0005, 0.001, 0.0015, 0.0022, 0.0033, 0.0047, 0.0068, 0.01, 0.015, 0.022, 0.033, 0.047,
+        0.068, 0.1, 0.15, 0.22, 0.33, 0.47, 0.68, 1, 2.5, 10
     };
 
     /** Waits in seconds, in turn: admitted at once (most), 30 µs, 13 ms, 400 ms. */

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
  * the door is on; per export the per-request loop tracing (unrelated work waited behind, own work); per loop the
  * health-check age and the dispatch-delay bound (P99 over the interval); and, over the server's slow window (the last
  * 30 to 60 s by default), the (export, segment) pairs with the most slow requests, with where their time went
- * (admission queue, backend) and their class when admitted. {@code --once} prints one frame (two readings an interval
+ * (admission queue, backend) and the class admission gave them. {@code --once} prints one frame (two readings an interval
  * apart) and exits, for scripts. docs/nbd.md, "Live view".
  */
 @Command(
@@ -33,8 +33,8 @@ import picocli.CommandLine.Option;
             "A live view of a running tailor nbd serve, from its metrics endpoint (--metrics-listen): IOPS, MiB/s and"
                     + " latency per export, admission's waits and those at the fair dispatch doors (mean and P99),"
                     + " per-request loop tracing, the event loops' dispatch delay (P99), and the segments with the"
-                    + " most slow requests (where their time went: admission queue or backend; their class when"
-                    + " admitted). Rates, percentiles, waits and the dispatch delay cover the last interval; the slow"
+                    + " most slow requests (where their time went: admission queue or backend; the class admission"
+                    + " gave them). Rates, percentiles, waits and the dispatch delay cover the last interval; the slow"
                     + " segments, the server's slow window (the last 30 to 60 s by default). Ctrl-C ends it. docs/nbd.md, \"Live"
                     + " view\".",
             "",

@@ -102,11 +102,16 @@ class NbdTopCommandTest {
         // The wait is admission's queue and the fair dispatch door's together (the door may be on alone): the
         // column says neither alone, and the title says what it is.
         assertThat(text)
-                .contains("; queued wait: in admission or at the fair dispatch door):")
+                .contains("; queued wait: in admission or at the fair dispatch door;")
                 .doesNotContain("admission wait");
+        // The classes are those admission gave (a request on a hot segment within its baseline is admitted steady),
+        // not the segment's state at arrival, which admission's section shows: the headings say which is which.
         assertThat(lines)
                 .anyMatch(l -> l.matches("\\s+export\\s+segment\\s+slow\\s+overcount\\s+queued wait\\s+backend"
-                        + "\\s+hot\\s+steady\\s+not admitted"));
+                        + "\\s+admitted hot\\s+admitted steady\\s+not via admission"));
+        assertThat(text)
+                .contains("; admitted: the class admission gave them, steady within the baseline even on a hot"
+                        + " segment):");
         // A server without the threshold and window gauges counted from its start, over 50 ms.
         assertThat(NbdTop.slowTitle(MetricsText.parse(BEFORE)))
                 .startsWith("Slow segments since the start (slow: over 50 ms;");
@@ -142,12 +147,16 @@ class NbdTopCommandTest {
                         1000,
                         1000,
                         1000,
+                        1000,
+                        1000,
                         1000)
                 // One wait of 30 s, long before the interval.
                 + waitHistogram(
                         "tailor_nbd_fair_dispatch_wait_seconds",
                         "backend=\"upstream:10.0.0.5:10809\",export=\"slow\"",
                         1.0,
+                        250,
+                        250,
                         250,
                         250,
                         250,
@@ -172,8 +181,8 @@ class NbdTopCommandTest {
                 tailor_nbd_fair_dispatch_outstanding{backend="upstream:10.0.0.5:10809"} 8
                 tailor_nbd_fair_dispatch_depth{backend="upstream:10.0.0.5:10809"} 8
                 """
-                // In the interval, fast: 300 at once, 92 within 1 ms, 8 within 1 to 2.5 ms; slow: 100 at once, 96
-                // within 5 to 100 ms, 4 within 100 to 250 ms.
+                // In the interval, fast: 300 at once, 92 within 1 ms, 8 within 1 to 2.2 ms; slow: 100 at once, 96
+                // within 33 to 100 ms, 4 within 100 to 220 ms.
                 + waitHistogram(
                         "tailor_nbd_fair_dispatch_wait_seconds",
                         "backend=\"device:259:1\",export=\"fast\"",
@@ -185,11 +194,15 @@ class NbdTopCommandTest {
                         1400,
                         1400,
                         1400,
+                        1400,
+                        1400,
                         1400)
                 + waitHistogram(
                         "tailor_nbd_fair_dispatch_wait_seconds",
                         "backend=\"upstream:10.0.0.5:10809\",export=\"slow\"",
                         3.0,
+                        350,
+                        350,
                         350,
                         350,
                         350,
@@ -210,15 +223,15 @@ class NbdTopCommandTest {
                         + " upstream:10.0.0.5:10809 5 / 8 of 8):");
         // fast: 400 in 2 s, 100 of them waited, 0.2 s in all: 2 ms each; slow: 200, 100 waited, 2 s: 20 ms each.
         // The P99 of the interval's waits, interpolated in its bucket as histogram_quantile does: fast's 396th of
-        // 400 is the middle of the 8 between 1 and 2.5 ms, 1.75 ms; slow's 198th of 200 the middle of the 4 between
-        // 100 and 250 ms, 175 ms. Not the longest since the start (slow's 30 s), nor the quantile since the start.
+        // 400 is the middle of the 8 between 1 and 2.2 ms, 1.6 ms; slow's 198th of 200 the middle of the 4 between
+        // 100 and 220 ms, 160 ms. Not the longest since the start (slow's 30 s), nor the quantile since the start.
         assertThat(lines)
                 .anyMatch(l -> l.matches("\\s+export\\s+door\\s+requests/s\\s+waited\\s+mean wait ms\\s+P99 wait ms"));
         assertThat(lines)
-                .anyMatch(l -> l.matches("\\s+fast\\s+device:259:1\\s+200\\.0\\s+25\\.0 %\\s+2\\.00\\s+1\\.75"));
+                .anyMatch(l -> l.matches("\\s+fast\\s+device:259:1\\s+200\\.0\\s+25\\.0 %\\s+2\\.00\\s+1\\.60"));
         assertThat(lines)
                 .anyMatch(l -> l.matches(
-                        "\\s+slow\\s+upstream:10\\.0\\.0\\.5:10809\\s+100\\.0\\s+50\\.0 %\\s+20\\.00\\s+175\\.00"));
+                        "\\s+slow\\s+upstream:10\\.0\\.0\\.5:10809\\s+100\\.0\\s+50\\.0 %\\s+20\\.00\\s+160\\.00"));
         assertThat(String.join("\n", lines)).doesNotContain("(life)").doesNotContain("30,000");
     }
 
@@ -241,16 +254,29 @@ class NbdTopCommandTest {
                 """.formatted(requests, requests + 50, requests, hot, queued, waitSeconds)
                 + waitHistogram("tailor_nbd_admission_wait_seconds", "export=\"disk\"", waitSum, disk)
                 + waitHistogram(
-                        "tailor_nbd_admission_wait_seconds", "export=\"copy\"", 0, 50, 50, 50, 50, 50, 50, 50, 50);
+                        "tailor_nbd_admission_wait_seconds",
+                        "export=\"copy\"",
+                        0,
+                        50,
+                        50,
+                        50,
+                        50,
+                        50,
+                        50,
+                        50,
+                        50,
+                        50,
+                        50);
     }
 
     @Test
     void frame_admissionsWaitIsTheP99OverTheInterval_notTheLongestSinceTheStart() {
         // Before: 1,000 requests since the start, one of them held 30 s (in +Inf), five over 100 ms. In the 2 s
-        // between the readings, 200 more to disk: 190 admitted at once, 6 held 1 to 2.5 ms, 4 held 2.5 to 5 ms
+        // between the readings, 200 more to disk: 190 admitted at once, 6 held 1 to 2.2 ms, 4 held 2.2 to 4.7 ms
         // (10 queued, 0.03 s in all); none to copy.
-        String before = admission(1000, 100, 100, 31.0, 31.0, 900, 900, 950, 990, 995, 995, 999, 1000);
-        String now = admission(1200, 110, 110, 31.03, 31.03, 1090, 1090, 1146, 1190, 1195, 1195, 1199, 1200);
+        String before = admission(1000, 100, 100, 31.0, 31.0, 900, 900, 950, 990, 990, 990, 995, 995, 999, 1000);
+        String now =
+                admission(1200, 110, 110, 31.03, 31.03, 1090, 1090, 1146, 1190, 1190, 1190, 1195, 1195, 1199, 1200);
         List<String> lines = NbdTop.frame(
                 "http://x/metrics",
                 MetricsText.parse(before),
@@ -259,19 +285,23 @@ class NbdTopCommandTest {
                 Instant.parse("2026-12-02T04:00:00Z"),
                 10);
         assertThat(lines)
-                .anyMatch(l -> l.matches("\\s+export\\s+requests/s\\s+arrived hot\\s+queued\\s+mean wait ms"
+                .anyMatch(l -> l.matches("\\s+export\\s+requests/s\\s+on hot segment\\s+queued\\s+mean wait ms"
                         + "\\s+P99 wait ms\\s+refused/s"));
-        // The 198th of the interval's 200 is the middle of the 4 between 2.5 and 5 ms: 3.75 ms. Since the start it
-        // would be 4.89 ms, and the longest 30 s.
         assertThat(lines)
-                .anyMatch(l -> l.matches("\\s+disk\\s+100\\.0\\s+5\\.0 %\\s+5\\.0 %\\s+3\\.00\\s+3\\.75\\s+0\\.0"));
+                .anyMatch(l -> l.startsWith("Admission (waiting now: 0; bursts borrowing/s: ")
+                        && l.endsWith("; on hot segment: arrived while its segment was hot, whatever class admitted"
+                                + " it):"));
+        // The 198th of the interval's 200 is the middle of the 4 between 2.2 and 4.7 ms: 3.45 ms. Since the start it
+        // would be 4.59 ms, and the longest 30 s.
+        assertThat(lines)
+                .anyMatch(l -> l.matches("\\s+disk\\s+100\\.0\\s+5\\.0 %\\s+5\\.0 %\\s+3\\.00\\s+3\\.45\\s+0\\.0"));
         // No request in the interval: no wait to show.
         assertThat(lines).anyMatch(l -> l.matches("\\s+copy\\s+0\\.0\\s+–\\s+–\\s+–\\s+–\\s+0\\.0"));
         assertThat(String.join("\n", lines)).doesNotContain("(life)").doesNotContain("30,000");
 
         // The server restarted between the readings: its 10 requests since count from 0 (as the counters do), one
-        // of them held 100 to 250 ms: the P99 is 90 % into that bucket, 235 ms.
-        String restarted = admission(10, 1, 1, 0.2, 0.2, 9, 9, 9, 9, 9, 10, 10, 10);
+        // of them held 100 to 220 ms: the P99 is 90 % into that bucket, 208 ms.
+        String restarted = admission(10, 1, 1, 0.2, 0.2, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10);
         List<String> afterRestart = NbdTop.frame(
                 "http://x/metrics",
                 MetricsText.parse(now),
@@ -280,15 +310,34 @@ class NbdTopCommandTest {
                 Instant.parse("2026-12-02T04:00:02Z"),
                 10);
         assertThat(afterRestart)
-                .anyMatch(l -> l.matches("\\s+disk\\s+5\\.0\\s+10\\.0 %\\s+10\\.0 %\\s+200\\.00\\s+235\\.00\\s+0\\.0"));
+                .anyMatch(l -> l.matches("\\s+disk\\s+5\\.0\\s+10\\.0 %\\s+10\\.0 %\\s+200\\.00\\s+208\\.00\\s+0\\.0"));
+    }
+
+    @Test
+    void frame_admissionsP99_ofWaitsOf32ms_reads32ms() {
+        // In the 2 s between the readings, 1,000 requests to disk, every one held 31 to 33 ms (32 s in all): the
+        // 990th is 99 % into the bucket from 22 to 33 ms, 32.89 ms. Between the server's bounds before, 25 and 50 ms,
+        // it read 49.75 ms.
+        String before = admission(1000, 0, 0, 0.0, 0.0, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000);
+        String now = admission(2000, 0, 1000, 32.0, 32.0, 1000, 1000, 1000, 1000, 1000, 2000, 2000, 2000, 2000, 2000);
+        List<String> lines = NbdTop.frame(
+                "http://x/metrics",
+                MetricsText.parse(before),
+                MetricsText.parse(now),
+                2.0,
+                Instant.parse("2026-12-02T04:00:00Z"),
+                10);
+        assertThat(lines)
+                .anyMatch(l -> l.matches("\\s+disk\\s+500\\.0\\s+0\\.0 %\\s+100\\.0 %\\s+32\\.00\\s+32\\.89\\s+0\\.0"));
     }
 
     /**
      * A wait histogram as the server writes it, with some of its buckets: {@code cumulative} the counts at 0, 1 ms,
-     * 2.5 ms, 5 ms, 100 ms, 250 ms, 10 s and +Inf; the count is the last.
+     * 2.2 ms, 4.7 ms, 22 ms, 33 ms, 100 ms, 220 ms, 10 s and +Inf; the count is the last.
      */
     private static String waitHistogram(String name, String labels, double sum, long... cumulative) {
-        List<String> bounds = List.of("0.0", "0.001", "0.0025", "0.005", "0.1", "0.25", "10.0", "+Inf");
+        List<String> bounds =
+                List.of("0.0", "0.001", "0.0022", "0.0047", "0.022", "0.033", "0.1", "0.22", "10.0", "+Inf");
         assertThat(cumulative).hasSize(bounds.size());
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < bounds.size(); i++) {

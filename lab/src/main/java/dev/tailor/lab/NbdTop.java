@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * when it is on; with the fair dispatch door on, per export its door and its wait there (the same); per export the per-request loop tracing
  * (unrelated work waited behind, own work, the wall wait for the loop and its part behind other work); per loop the health-check age and the dispatch-delay bound (P99 over the interval); and,
  * over the server's slow window, the (export, segment) pairs with the most slow requests, with where their time went
- * (admission queue, backend) and their class when admitted, under the server's slow threshold. docs/nbd.md, "Live
+ * (admission queue, backend) and the class admission gave them, under the server's slow threshold. docs/nbd.md, "Live
  * view".
  */
 public final class NbdTop {
@@ -303,11 +303,12 @@ public final class NbdTop {
                                                     elapsedSeconds,
                                                     "tailor_nbd_admission_bursts_borrowing_total"),
                                             1)
-                                    + "):",
+                                    + "; on hot segment: arrived while its segment was hot, whatever class"
+                                    + " admitted it):",
                             List.of(
                                     "export",
                                     "requests/s",
-                                    "arrived hot",
+                                    "on hot segment",
                                     "queued",
                                     "mean wait ms",
                                     "P99 wait ms",
@@ -424,9 +425,9 @@ public final class NbdTop {
                                 "overcount",
                                 "queued wait",
                                 "backend",
-                                "hot",
-                                "steady",
-                                "not admitted"),
+                                "admitted hot",
+                                "admitted steady",
+                                "not via admission"),
                         slowRows,
                         slow.isEmpty() ? List.of("(none yet)") : List.of())
                 .lines());
@@ -494,7 +495,8 @@ public final class NbdTop {
         return "Slow segments " + over + " (slow: over " + slow
                 + " ms; top pairs by slow requests; times are means, ms,"
                 + " over the requests seen while the pair was in the top; queued wait: in admission or at the fair"
-                + " dispatch door):";
+                + " dispatch door; admitted: the class admission gave them, steady within the baseline even on a hot"
+                + " segment):";
     }
 
     /**

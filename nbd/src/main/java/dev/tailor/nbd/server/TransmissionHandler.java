@@ -615,6 +615,9 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
                     default -> 0;
                 };
         BlockRequest traced = trace instanceof Outstanding node ? node.request : null;
+        // The connection closed (the client reset or was killed, or broke the protocol): no reply can be sent, so the
+        // request counts as dropped, not as an error reply, though one dropped before the backend fails with EIO.
+        boolean sendable = !closed && ctx.channel().isActive();
         export.io()
                 .answered(
                         command,
@@ -624,8 +627,9 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
                         error == null ? 0 : error.error(),
                         traced == null ? 0 : traced.admissionWaitNanos() + traced.doorWaitNanos(),
                         trace.backendNanos,
-                        traced == null ? SlowSegments.NOT_ADMITTED : traced.admittedClass());
-        if (closed || !ctx.channel().isActive()) {
+                        traced == null ? SlowSegments.NOT_ADMITTED : traced.admittedClass(),
+                        sendable);
+        if (!sendable) {
             if (data != null) {
                 data.release();
             }

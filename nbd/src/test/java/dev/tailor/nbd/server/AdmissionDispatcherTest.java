@@ -177,8 +177,8 @@ class AdmissionDispatcherTest {
         HistogramSnapshot.HistogramDataPointSnapshot ofA = Histograms.point(waits, "export", "a");
         assertThat(ofA.getCount()).isEqualTo(3);
         assertThat(Histograms.filledBuckets(ofA))
-                .as("two admitted at once (le 0), the held one in (0.01, 0.025]")
-                .containsExactly(Map.entry(0.0, 2L), Map.entry(0.025, 1L));
+                .as("two admitted at once (le 0), the held one in (0.01, 0.015]")
+                .containsExactly(Map.entry(0.0, 2L), Map.entry(0.015, 1L));
         assertThat(ofA.getSum()).isCloseTo(0.013, within(1e-12));
         HistogramSnapshot.HistogramDataPointSnapshot ofB = Histograms.point(waits, "export", "b");
         assertThat(Histograms.filledBuckets(ofB)).containsExactly(Map.entry(0.0, 1L));

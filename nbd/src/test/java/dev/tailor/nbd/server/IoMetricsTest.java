@@ -6,9 +6,11 @@ import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.LoopSettings;
 import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.protocol.NbdException;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.TestServers;
+import dev.tailor.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The per-export I/O metrics on {@code /metrics}: requests, bytes, durations, errors, connections, JVM. */
+/**
+ * The per-export I/O metrics on {@code /metrics}: requests, bytes, durations, errors, requests dropped, connections,
+ * JVM.
+ */
 class IoMetricsTest {
 
     @TempDir
@@ -102,6 +107,67 @@ class IoMetricsTest {
                 .doesNotContain("jvm_");
         assertThat(disk.requests(NbdProtocol.CMD_WRITE)).isEqualTo(1);
         assertThat(disk.bytes(NbdProtocol.CMD_FLUSH)).isZero();
+    }
+
+    @Test
+    void requestsOfAClientThatWentAway_countAsDropped_notAsErrorReplies() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (NbdServer server = TestServers.start(backend)) {
+            RawClient client = RawClient.connect(server.localAddress()).handshake();
+            client.go("disk", false);
+            client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+            client.request(0, NbdProtocol.CMD_READ, 2, 4096, 4096);
+            client.write(0, 3, 8192, new byte[4096]);
+            // One connection's requests reach the backend in their order. The first read has not started there when
+            // the client goes, so it is dropped (failed with EIO, never run); the second read and the write have,
+            // and finish after it: the read failing on the disk, the write succeeding.
+            GatedBackend.Held notStarted = backend.next();
+            GatedBackend.Held failing = backend.next();
+            GatedBackend.Held succeeding = backend.next();
+            assertThat(notStarted.request().cookie()).isEqualTo(1);
+            assertThat(failing.request().claim()).isTrue();
+            assertThat(succeeding.request().claim()).isTrue();
+            client.reset();
+            Await.until("the server to see the reset", () -> server.connections() == 0);
+            failing.request().release();
+            failing.completion().tryFailure(new NbdException(NbdProtocol.EIO, "a disk error"));
+            backend.pass(succeeding);
+            IoMetrics.ForExport disk = server.exports().get(0).io();
+            Await.until(
+                    "the three requests to finish",
+                    () -> disk.requests(NbdProtocol.CMD_READ) == 2 && disk.requests(NbdProtocol.CMD_WRITE) == 1);
+            // Their counting ends in the loop task that began it: once a task queued on every loop after it has run.
+            for (io.netty.util.concurrent.EventExecutor loop : server.eventLoops()) {
+                loop.submit(() -> {}).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+
+            // No reply was sent: none is an error reply (an alert on error replies would fire on a quiet export
+            // whose client was killed), each is counted as dropped.
+            String text = new ProxyBackgroundWorkTextFormat().render(server.ioMetrics());
+            assertThat(text)
+                    .doesNotContain("tailor_nbd_request_errors_total{")
+                    .contains("tailor_nbd_requests_dropped_total{export=\"disk\",operation=\"read\"} 2")
+                    .contains("tailor_nbd_requests_dropped_total{export=\"disk\",operation=\"write\"} 1")
+                    .contains("tailor_nbd_requests_dropped_total{export=\"disk\",operation=\"flush\"} 0")
+                    .contains("tailor_nbd_requests_total{export=\"disk\",operation=\"read\"} 2");
+            assertThat(server.exports().get(0).droppedRequests())
+                    .as("of them, those that never reached the backend")
+                    .isEqualTo(1);
+
+            // A client still there gets its error reply, and it counts as one.
+            try (RawClient next = RawClient.connect(server.localAddress()).handshake()) {
+                next.go("disk", false);
+                next.request(0, NbdProtocol.CMD_READ, 4, 0, 4096);
+                GatedBackend.Held read = backend.next();
+                assertThat(read.request().claim()).isTrue();
+                read.request().release();
+                read.completion().tryFailure(new NbdException(NbdProtocol.EIO, "a disk error"));
+                assertThat(next.simpleReply(0).error()).isEqualTo(NbdProtocol.EIO);
+            }
+            assertThat(new ProxyBackgroundWorkTextFormat().render(server.ioMetrics()))
+                    .contains("tailor_nbd_request_errors_total{error=\"eio\",export=\"disk\",operation=\"read\"} 1")
+                    .contains("tailor_nbd_requests_dropped_total{export=\"disk\",operation=\"read\"} 2");
+        }
     }
 
     @Test

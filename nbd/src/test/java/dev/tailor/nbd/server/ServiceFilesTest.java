@@ -390,6 +390,29 @@ class ServiceFilesTest {
                 .anyMatch(t -> t.startsWith("Connections"))
                 .anyMatch(t -> t.startsWith("Admission"))
                 .anyMatch(t -> t.startsWith("Fair dispatch door"));
+        // The series each panel is for: every one is read by some selector above, so the check covers it.
+        List<String> read = new ArrayList<>();
+        dashboardExpressions().forEach(e -> {
+            Matcher selector = SELECTOR.matcher(e);
+            while (selector.find()) {
+                read.add(selector.group(1));
+            }
+        });
+        assertThat(read)
+                .contains(
+                        "tailor_nbd_request_errors_total",
+                        "tailor_nbd_requests_dropped_total",
+                        "tailor_nbd_admission_waiting",
+                        "tailor_nbd_admission_export_waiting",
+                        "tailor_nbd_admission_wait_seconds_bucket",
+                        "tailor_nbd_fair_dispatch_wait_seconds_bucket",
+                        "tailor_nbd_loop_health_check_window_max_age_seconds",
+                        "tailor_nbd_loop_io_dispatch_delay_seconds_bucket");
+        // The dispatch delay is a histogram per loop: its P99 over the rate window, per server and loop.
+        assertThat(dashboardExpressions())
+                .anyMatch(e -> e.startsWith("histogram_quantile(0.99, sum by (job, instance, loop, le) (rate(")
+                        && e.contains("tailor_nbd_loop_io_dispatch_delay_seconds_bucket{")
+                        && e.endsWith("[$__rate_interval])))"));
     }
 
     @Test
@@ -498,8 +521,9 @@ class ServiceFilesTest {
      * writes it (Go's shortest form, e-notation below 1e-4, ".0" added to whole numbers).
      */
     private static final List<String> WAIT_BOUNDS_PROMETHEUS_3 = List.of(
-            "0.0", "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
-            "0.5", "1.0", "2.5", "5.0", "10.0");
+            "0.0", "0.0001", "0.00025", "0.0005", "0.001", "0.0015", "0.0022", "0.0033", "0.0047", "0.0068", "0.01",
+            "0.015", "0.022", "0.033", "0.047", "0.068", "0.1", "0.15", "0.22", "0.33", "0.47", "0.68", "1.0", "2.5",
+            "10.0");
     /** {@link IoMetrics#LOOP_BUCKETS_SECONDS} as Prometheus 3 stores them. */
     private static final List<String> LOOP_BOUNDS_PROMETHEUS_3 = List.of(
             "1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005", "0.001", "0.0025",
@@ -636,7 +660,10 @@ class ServiceFilesTest {
                         "tailor_nbd_admission_wait_seconds_count",
                         "tailor_nbd_fair_dispatch_wait_seconds_bucket",
                         "tailor_nbd_fair_dispatch_wait_seconds_count",
-                        "tailor_nbd_slow_segment_requests");
+                        "tailor_nbd_slow_segment_requests",
+                        "tailor_nbd_requests_dropped_total",
+                        "tailor_nbd_admission_export_waiting",
+                        "tailor_nbd_loop_io_dispatch_delay_seconds_bucket");
 
         // deploy/nbd/nbd.yaml as the service reads it, with its folders and ports moved to free ones, admission
         // on (commented out there) and every request slow, so that every family the rules name has a sample.
