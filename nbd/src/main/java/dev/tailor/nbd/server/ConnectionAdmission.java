@@ -4,7 +4,6 @@ import io.netty.channel.Channel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -63,7 +62,6 @@ final class ConnectionAdmission {
     }
 
     private static final System.Logger LOG = System.getLogger(ConnectionAdmission.class.getName());
-    private static final long REFUSAL_WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final int maxConnections;
     private final int maxHandshakes;
@@ -77,10 +75,8 @@ final class ConnectionAdmission {
     private final long[] refused = new long[Refusal.values().length];
     private long evictions;
     private long idleClosed;
-    // Refusal warnings: when the last was logged, and what was refused since without a line of its own.
-    private long lastRefusalWarningNanos;
-    private final long[] refusedSinceWarning = new long[Refusal.values().length];
-    private boolean summaryScheduled;
+    /** Refusal warnings: when the last was logged, and what was refused since without a line of its own. */
+    private final RefusalWarnings refusalWarnings = new RefusalWarnings(Refusal.values().length, System::nanoTime);
 
     /**
      * @param maxConnections connections open at once, at least 1
@@ -194,22 +190,8 @@ final class ConnectionAdmission {
      * what was counted 10 s later (scheduled on the refused channel's event loop).
      */
     private void warnRefused(Channel channel, Refusal refusal, InetAddress address, int fromAddress) {
-        long now = System.nanoTime();
-        boolean logNow;
-        boolean scheduleSummary = false;
-        synchronized (this) {
-            logNow = lastRefusalWarningNanos == 0 || now - lastRefusalWarningNanos >= REFUSAL_WARNING_INTERVAL_NANOS;
-            if (logNow) {
-                lastRefusalWarningNanos = now;
-            } else {
-                refusedSinceWarning[refusal.ordinal()]++;
-                if (!summaryScheduled) {
-                    summaryScheduled = true;
-                    scheduleSummary = true;
-                }
-            }
-        }
-        if (logNow) {
+        long decision = refusalWarnings.refused(refusal.ordinal());
+        if (decision == RefusalWarnings.LOG_NOW) {
             LOG.log(
                     System.Logger.Level.WARNING,
                     () -> "connection from " + channel.remoteAddress() + " refused: "
@@ -224,12 +206,8 @@ final class ConnectionAdmission {
                             }
                             + "; further refusals within 10 s are counted and summed up then");
         }
-        if (scheduleSummary) {
-            long delayNanos;
-            synchronized (this) {
-                delayNanos = Math.max(0, lastRefusalWarningNanos + REFUSAL_WARNING_INTERVAL_NANOS - now);
-            }
-            channel.eventLoop().schedule(this::summarizeRefusals, delayNanos, TimeUnit.NANOSECONDS);
+        if (decision >= 0) {
+            channel.eventLoop().schedule(this::summarizeRefusals, decision, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -238,14 +216,8 @@ final class ConnectionAdmission {
      * the server stops (its event loops drop the scheduled summary), so none goes unreported.
      */
     void summarizeRefusals() {
-        long[] counted;
-        synchronized (this) {
-            counted = refusedSinceWarning.clone();
-            Arrays.fill(refusedSinceWarning, 0);
-            summaryScheduled = false;
-            lastRefusalWarningNanos = System.nanoTime();
-        }
-        long total = Arrays.stream(counted).sum();
+        long[] counted = refusalWarnings.summarize();
+        long total = RefusalWarnings.total(counted);
         if (total > 0) {
             LOG.log(
                     System.Logger.Level.WARNING,
