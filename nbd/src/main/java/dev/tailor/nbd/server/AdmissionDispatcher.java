@@ -36,7 +36,9 @@ import java.util.function.LongSupplier;
  * before it reaches its backend. Each export is a virtual disk of its tenant, committed its provisioned
  * baseline ({@code exports[].baseline}) or admission's default, a fair share. An admitted request
  * goes to the backend at once; a queued one when a later {@link #tick} admits it; a refused one (its
- * segment's queue full) fails with {@code NBD_EIO} and a message naming the segment and the limit.
+ * segment's queue full) fails with {@code NBD_EIO} and a message naming the segment and the limit,
+ * and is logged as a warning like a refused connection ({@link ConnectionAdmission}): the first at
+ * once, further ones within 10 s counted and summed up, per export, 10 s later.
  * Every request sent to the backend is timed from submission to completion, and that latency feeds
  * the controller's headroom model (the backend's measured P95).
  *
@@ -65,6 +67,8 @@ import java.util.function.LongSupplier;
  * it, and the ticket is completed as ignored by the listener submit() added.
  */
 public final class AdmissionDispatcher implements RequestDispatcher {
+
+    private static final System.Logger LOG = System.getLogger(AdmissionDispatcher.class.getName());
 
     private record Waiting(Export export, BlockRequest request, Promise<ByteBuf> completion, long arrivalNanos) {}
 
@@ -129,6 +133,9 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     private final LongAdder withdrawn = new LongAdder();
     private final ReentrantLock ticking = new ReentrantLock();
     private final RequestDispatcher next;
+    /** Refusal warnings, counted per export (by disk index); the summary goes out from {@link #tick}. */
+    private final RefusalWarnings refusalWarnings;
+
     private volatile boolean closed;
 
     /**
@@ -186,6 +193,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             disks.add(new VirtualDisk(e.tenant() + "/" + e.name(), e.sizeBytes(), commitments.get(i)));
         }
         this.nanoClock = nanoClock;
+        this.refusalWarnings = new RefusalWarnings(exports.size(), nanoClock);
         this.controller = new AdmissionController(config, disks, nanoClock.getAsLong());
     }
 
@@ -237,6 +245,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             case Admission.Refused r -> {
                 refused.increment();
                 count.refused.increment();
+                warnRefused(export, disk, r);
                 if (request.claim()) {
                     request.release();
                     completion.tryFailure(
@@ -270,7 +279,50 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         for (Ticket t : report.admitted()) {
             sendIfStillWaiting(t);
         }
+        long[] counted = refusalWarnings.summarizeIfDue();
+        if (counted != null) {
+            summarizeRefusals(counted);
+        }
         return report;
+    }
+
+    /**
+     * Logs a refused request (its client is answered {@code NBD_EIO}): at once when none was logged
+     * in the last 10 s, else counted, and summed up by {@link #tick} 10 s later or by {@link #close}.
+     */
+    private void warnRefused(Export export, int disk, Admission.Refused r) {
+        if (refusalWarnings.refused(disk) == RefusalWarnings.LOG_NOW) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    () -> "export " + export.name() + ": segment admission refused a request, the client was"
+                            + " answered EIO: " + r.message()
+                            + "; give admission.queueCapacityPerSegment a larger value in the config, or have"
+                            + " the clients keep fewer requests in flight; further refusals within 10 s are"
+                            + " counted and summed up then");
+        }
+    }
+
+    /** Logs the refusals counted since the last warning, per export, if any. */
+    private void summarizeRefusals(long[] counted) {
+        long total = RefusalWarnings.total(counted);
+        if (total == 0) {
+            return;
+        }
+        StringBuilder perExport = new StringBuilder();
+        for (int i = 0; i < counted.length; i++) {
+            if (counted[i] > 0) {
+                perExport
+                        .append(perExport.isEmpty() ? "" : ", ")
+                        .append(exportNames.get(i))
+                        .append(' ')
+                        .append(counted[i]);
+            }
+        }
+        LOG.log(
+                System.Logger.Level.WARNING,
+                () -> total + (total == 1 ? " more request" : " more requests")
+                        + " refused by segment admission in the last 10 s, answered EIO (per export: "
+                        + perExport + "); see admission.queueCapacityPerSegment");
     }
 
     /**
@@ -320,6 +372,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     /** Fails every request still waiting with {@code NBD_ESHUTDOWN}; later requests likewise. */
     public void close() {
         closed = true;
+        // Nothing is admitted any more: the refusals still waiting for their summary are logged now.
+        summarizeRefusals(refusalWarnings.summarize());
         for (Ticket t : List.copyOf(waiting.keySet())) {
             Waiting w = waiting.remove(t);
             if (w != null) {

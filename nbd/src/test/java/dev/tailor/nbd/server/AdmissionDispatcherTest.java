@@ -9,6 +9,7 @@ import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdException;
 import dev.tailor.nbd.protocol.NbdProtocol;
+import dev.tailor.nbd.testing.LogRecords;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -107,6 +108,66 @@ class AdmissionDispatcherTest {
         assertThat(((NbdException) refused.cause()).error()).isEqualTo(NbdProtocol.EIO);
         assertThat(request.refCnt()).isZero();
         assertThat(dispatcher.refusedRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void refusals_firstLoggedAtOnce_theRestSummedUpPerExportTenSecondsLater() {
+        // A client answered EIO finds the reason in the server's log: one warning at once, the
+        // refusals that follow within 10 s counted and summed up in one line, not one line each.
+        try (LogRecords log = LogRecords.of(AdmissionDispatcher.class)) {
+            dispatcher.dispatch(a, read(0, 800), promise());
+            dispatcher.dispatch(a, read(0, 300), promise());
+            dispatcher.dispatch(a, read(0, 300), promise());
+            assertThat(log.messages()).isEmpty();
+            dispatcher.dispatch(a, read(0, 300), promise());
+            assertThat(log.messages())
+                    .singleElement()
+                    .asString()
+                    .startsWith("WARNING export a: segment admission refused a request, the client was answered EIO: ")
+                    .contains("queueCapacityPerSegment 2")
+                    .contains("admission.queueCapacityPerSegment a larger value in the config")
+                    .contains("fewer requests in flight");
+            dispatcher.dispatch(a, read(0, 300), promise());
+            dispatcher.dispatch(a, read(0, 300), promise());
+            assertThat(dispatcher.refusedRequests()).isEqualTo(3);
+            assertThat(log.messages()).hasSize(1);
+            // Still within the 10 s: ticks sum nothing up yet.
+            clock.addAndGet(9_990_000_000L);
+            dispatcher.tick();
+            assertThat(log.messages()).hasSize(1);
+            clock.addAndGet(DELTA);
+            dispatcher.tick();
+            assertThat(log.messages())
+                    .hasSize(2)
+                    .last()
+                    .asString()
+                    .isEqualTo("WARNING 2 more requests refused by segment admission in the last 10 s, answered EIO"
+                            + " (per export: a 2); see admission.queueCapacityPerSegment");
+            // Summed up once only.
+            clock.addAndGet(20_000_000_000L);
+            dispatcher.tick();
+            dispatcher.close();
+            assertThat(log.messages()).hasSize(2);
+        }
+    }
+
+    @Test
+    void refusalsCountedAtClose_areSummedUpThen() {
+        try (LogRecords log = LogRecords.of(AdmissionDispatcher.class)) {
+            dispatcher.dispatch(a, read(0, 800), promise());
+            dispatcher.dispatch(a, read(0, 300), promise());
+            dispatcher.dispatch(a, read(0, 300), promise());
+            dispatcher.dispatch(a, read(0, 300), promise());
+            dispatcher.dispatch(a, read(0, 300), promise());
+            assertThat(log.messages()).hasSize(1);
+            dispatcher.close();
+            assertThat(log.messages())
+                    .hasSize(2)
+                    .last()
+                    .asString()
+                    .isEqualTo("WARNING 1 more request refused by segment admission in the last 10 s, answered EIO"
+                            + " (per export: a 1); see admission.queueCapacityPerSegment");
+        }
     }
 
     @Test
