@@ -422,7 +422,7 @@ class NbdConfigTest {
         assertThatThrownBy(() -> NbdConfigFiles.read(twice))
                 .hasMessage(twice + ": 2 problems:\n"
                         + "  exports: missing (expected: at least one export)\n"
-                        + "  port: duplicate key (expected: each key once per mapping; the first, at line 1, is the one"
+                        + "  port: duplicate key (expected: each key once per object; the first, at line 1, is the one"
                         + " checked) at line 2");
 
         Path good = Files.writeString(dir.resolve("good.json"), trailingComma.replace(",}", "}"));
