@@ -48,7 +48,8 @@ final class CheckCommand implements Callable<Integer> {
     @Option(
             names = "--config",
             paramLabel = "FILE",
-            description = "Controller configuration (YAML), the one the" + " controller will run with.")
+            description = "Controller configuration (YAML, or JSON when named .json), the one the controller will run"
+                    + " with.")
     Path config;
 
     @Option(

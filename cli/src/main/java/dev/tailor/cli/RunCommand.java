@@ -52,7 +52,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(
             names = "--config",
             paramLabel = "FILE",
-            description = "Controller configuration (YAML); every field has a" + " default (docs/controller.md).")
+            description = "Controller configuration (YAML, or JSON when named .json); every field has a default"
+                    + " (docs/controller.md).")
     Path config;
 
     @Option(

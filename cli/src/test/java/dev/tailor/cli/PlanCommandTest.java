@@ -454,7 +454,7 @@ class PlanCommandTest {
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err())
                 .startsWith("tailor: snapshot " + broken + ": not valid JSON at line 2, field nodes")
-                .contains("found '}' (expected: ']' to close the list)")
+                .contains("found '}' (expected: ']' to close the array)")
                 .doesNotContain("Source: ", "column");
     }
 
@@ -744,7 +744,7 @@ class PlanCommandTest {
             boolean as number  | "ready": true, "cpuCores": 0.5 | "ready": 1, "cpuCores": 0.5 | replicas[0].ready: 1 (expected: true or false) at line 4
             boolean as string  | "ready": true, "cpuCores": 0.5 | "ready": "true", "cpuCores": 0.5 | replicas[0].ready: "true" (expected: true or false, unquoted: in quotes it is a text, not a boolean) at line 4
             string as number   | "pod": "a-1" | "pod": 7 | replicas[0].pod: 7 (expected: a string) at line 4
-            duplicate key      | "nodes": [ | "windowSeconds": 60,\\n "nodes": [ | windowSeconds: duplicate key (expected: each key once per mapping) at line 2
+            duplicate key      | "nodes": [ | "windowSeconds": 60,\\n "nodes": [ | windowSeconds: duplicate key (expected: each key once per object) at line 2
             object for array   | "nodes": [{"name": "w1", "locality": "r1/z1/w1"}, {"name": "w2", "locality": "r1/z1/w2"}] | "nodes": {"name": "w1"} | nodes: {"name": "w1"} (expected: a JSON array) at line 2
             """)
     void plan_wrongJsonTypes_areErrors_notSilentlyCoerced(String name, String find, String replace, String expected)

@@ -39,15 +39,19 @@ public record LenientTree(JsonNode tree, List<Duplicate> duplicates, Map<String,
      * @param path  the field's path ({@code backend.parallelism})
      * @param at    where the second key is
      * @param first where the first one is, whose value is kept
+     * @param json  whether the document was read as JSON, whose mappings are objects
      */
-    public record Duplicate(String path, JsonLocation at, JsonLocation first) {
+    public record Duplicate(String path, JsonLocation at, JsonLocation first, boolean json) {
 
-        /** {@code path: duplicate key (expected: each key once per mapping; the first,FIRST, is the one checked)}. */
+        /**
+         * {@code path: duplicate key (expected: each key once per mapping; the first,FIRST, is the one checked)};
+         * in a JSON document, {@code each key once per object}.
+         */
         public Problem problem(String firstAt) {
             return new Problem(
                     path,
                     StrictReader.DUPLICATE_KEY,
-                    "each key once per mapping; the first," + firstAt + ", is the one checked");
+                    StrictReader.onceEach(json) + "; the first," + firstAt + ", is the one checked");
         }
     }
 
@@ -134,7 +138,11 @@ public record LenientTree(JsonNode tree, List<Duplicate> duplicates, Map<String,
                     String path = StrictReader.path(parser.getParsingContext());
                     JsonToken value = parser.nextToken();
                     if (object.has(key)) {
-                        duplicates.add(new Duplicate(path, at, firsts.get(key)));
+                        duplicates.add(new Duplicate(
+                                path,
+                                at,
+                                firsts.get(key),
+                                !(parser instanceof com.fasterxml.jackson.dataformat.yaml.YAMLParser)));
                         parser.skipChildren();
                     } else {
                         firsts.put(key, at);

@@ -256,9 +256,19 @@ public final class StrictReader {
 
     /**
      * The first line of Jackson's own message, without its source excerpt: a closing remark such as
-     * {@code (start marker at [Source: ...])} or {@code (for Array starting at [Source: ...])} is cut.
+     * {@code (start marker at [Source: ...])} or {@code (for Array starting at [Source: ...])} is cut. Said in
+     * JSON's words (arrays and objects) when {@code e} is a JSON parser's, else in YAML's (lists and mappings);
+     * a reader that knows its document is JSON says so with {@link #reason(JacksonException, boolean)}.
      */
     public static String reason(JacksonException e) {
+        return reason(e, jsonParser(e));
+    }
+
+    /**
+     * {@link #reason(JacksonException)}, in the words of a JSON document when {@code json} (arrays and objects),
+     * else of YAML (lists and mappings).
+     */
+    public static String reason(JacksonException e, boolean json) {
         MarkedYAMLException yaml = yamlSyntax(e);
         if (yaml != null) {
             return yamlReason(yaml);
@@ -278,16 +288,16 @@ public final class StrictReader {
                     "a text " + limit.group(2) + " characters long (expected: at most " + limit.group(3)
                             + " characters)";
                 case "Document nesting depth" ->
-                    "lists and mappings nested " + limit.group(2) + " levels deep (expected: at most " + limit.group(3)
-                            + " levels)";
+                    (json ? "arrays and objects" : "lists and mappings") + " nested " + limit.group(2)
+                            + " levels deep (expected: at most " + limit.group(3) + " levels)";
                 default ->
                     limit.group(1).toLowerCase(java.util.Locale.ROOT) + " " + limit.group(2) + " (expected: at most "
                             + limit.group(3) + ")";
             };
         }
-        String json = jsonReason(line);
-        if (json != null) {
-            return json;
+        String syntax = jsonReason(line);
+        if (syntax != null) {
+            return syntax;
         }
         int source = line.indexOf("[Source");
         int remark = source < 0 ? -1 : line.lastIndexOf(" (", source);
@@ -299,7 +309,10 @@ public final class StrictReader {
     private static final Pattern UNRECOGNIZED_TOKEN = Pattern.compile("Unrecognized token '(.*)': was expecting");
     private static final Pattern CLOSE_MARKER = Pattern.compile("Unexpected close marker '(.)': expected '(.)'");
 
-    /** Jackson's usual JSON syntax errors said as what was found where something else belongs; else null. */
+    /**
+     * Jackson's usual JSON syntax errors said as what was found where something else belongs, in JSON's words
+     * (an array, an object); else null.
+     */
     private static String jsonReason(String line) {
         Matcher m = UNEXPECTED_CHARACTER.matcher(line);
         if (m.lookingAt()) {
@@ -310,11 +323,11 @@ public final class StrictReader {
             } else if (rest.contains("separate Object entries")) {
                 belongs = "a comma between fields, or } to close the object";
             } else if (rest.contains("separate Array entries")) {
-                belongs = "a comma between items, or ] to close the list";
+                belongs = "a comma between items, or ] to close the array";
             } else if (rest.contains("colon to separate field name and value")) {
                 belongs = "a colon after the field name";
             } else if (rest.contains("valid value")) {
-                belongs = "a value (text in double quotes, a number, a list, an object, true, false or null)";
+                belongs = "a value (text in double quotes, a number, an array, an object, true, false or null)";
             } else {
                 return null;
             }
@@ -323,12 +336,12 @@ public final class StrictReader {
         m = UNRECOGNIZED_TOKEN.matcher(line);
         if (m.lookingAt()) {
             return "found " + m.group(1)
-                    + " (expected: a value: text in double quotes, a number, a list, an object, true, false or null)";
+                    + " (expected: a value: text in double quotes, a number, an array, an object, true, false or null)";
         }
         m = CLOSE_MARKER.matcher(line);
         if (m.lookingAt()) {
             return "found '" + m.group(1) + "' (expected: '" + m.group(2) + "' to close the "
-                    + ("}".equals(m.group(2)) ? "object" : "list") + ")";
+                    + ("}".equals(m.group(2)) ? "object" : "array") + ")";
         }
         return null;
     }
@@ -440,7 +453,7 @@ public final class StrictReader {
         Matcher duplicate = DUPLICATE.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
         if (duplicate.lookingAt()) {
             String path = parserPath(e);
-            return new Problem(path.isEmpty() ? duplicate.group(1) : path, DUPLICATE_KEY, "each key once per mapping");
+            return new Problem(path.isEmpty() ? duplicate.group(1) : path, DUPLICATE_KEY, onceEach(jsonParser(e)));
         }
         return null;
     }
@@ -602,6 +615,20 @@ public final class StrictReader {
     /** The value of a {@link Problem} for a key written twice in one mapping. */
     public static final String DUPLICATE_KEY = "duplicate key";
 
+    /**
+     * What a key written twice breaks, in words: {@code each key once per mapping}, or in a JSON document's
+     * words, {@code each key once per object}.
+     */
+    static String onceEach(boolean json) {
+        return "each key once per " + (json ? "object" : "mapping");
+    }
+
+    /** Whether {@code e} is the error of a parser of JSON text (not of YAML, nor of a tree). */
+    private static boolean jsonParser(JacksonException e) {
+        return e.getProcessor() instanceof com.fasterxml.jackson.core.base.ParserBase
+                && !(e.getProcessor() instanceof YAMLParser);
+    }
+
     private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '([^']*)'");
 
     /**
@@ -710,10 +737,23 @@ public final class StrictReader {
 
     /**
      * What a field of {@code type} takes, in words ({@link #expected(Class)}), for a document known to be JSON
-     * when {@code json}: a boolean then takes only {@link #BOOLEAN_JSON}.
+     * when {@code json}, in JSON's words: a boolean then takes only {@link #BOOLEAN_JSON}, a list is an array and
+     * a mapping an object.
      */
     public static String expected(Class<?> type, boolean json) {
-        return json && (type == Boolean.class || type == boolean.class) ? BOOLEAN_JSON : expected(type);
+        if (!json || type == null) {
+            return expected(type);
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return BOOLEAN_JSON;
+        }
+        if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "an array";
+        }
+        if (Map.class.isAssignableFrom(type)) {
+            return "an object of names to values";
+        }
+        return expected(type);
     }
 
     /** What a field of {@code type} takes, in words; {@code "another type"} when unknown. */

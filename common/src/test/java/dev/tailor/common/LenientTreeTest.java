@@ -32,6 +32,19 @@ class LenientTreeTest {
     }
 
     @Test
+    void aDuplicateKeyInJson_isToldInJsonsWords() {
+        // Was YAML's "each key once per mapping" for a document read as JSON, which has objects.
+        LenientTree read = LenientTree.read(
+                StrictReader.json().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION),
+                "{\"a\": 1,\n \"a\": 2}");
+
+        assertThat(read.duplicates()).hasSize(1);
+        assertThat(read.duplicates().get(0).problem(" at line 1").message())
+                .isEqualTo("a: duplicate key (expected: each key once per object; the first, at line 1, is the one"
+                        + " checked)");
+    }
+
+    @Test
     void aSyntaxError_isNotReadPast_butFound_afterWhatAStrictReadStopsAt() {
         String text = "a: .nan\nb: [1, 2\n";
 

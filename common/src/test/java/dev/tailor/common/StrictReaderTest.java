@@ -142,7 +142,7 @@ class StrictReaderTest {
         JacksonException unclosed = catchThrowableOfType(
                 JacksonException.class, () -> StrictReader.json().readValue("{\"tenants\": [}", Doc.class));
         assertThat(StrictReader.reason(unclosed))
-                .isEqualTo("found '}' (expected: ']' to close the list)")
+                .isEqualTo("found '}' (expected: ']' to close the array)")
                 .doesNotContain("Source", "column");
     }
 
@@ -156,12 +156,12 @@ class StrictReaderTest {
         assertThat(jsonSyntax("{\"tenants\": [{}, , {}]}"))
                 .isEqualTo(
                         " at line 1, field tenants[1]: found ',' (expected: a value (text in double quotes, a number,"
-                                + " a list, an object, true, false or null))");
+                                + " an array, an object, true, false or null))");
         assertThat(jsonSyntax("{\"seed\": yes}"))
                 .startsWith(" at line 1, field seed: found yes (expected: a value: text in double quotes");
         assertThat(jsonSyntax("{\"seed\" 1}")).endsWith("found '1' (expected: a colon after the field name)");
         assertThat(jsonSyntax("{\"tenants\": [{} {}]}"))
-                .endsWith("found '{' (expected: a comma between items, or ] to close the list)");
+                .endsWith("found '{' (expected: a comma between items, or ] to close the array)");
     }
 
     private static String jsonSyntax(String text) {
@@ -177,6 +177,28 @@ class StrictReaderTest {
         assertThat(StrictReader.expected(boolean.class, true)).isEqualTo(StrictReader.BOOLEAN_JSON);
         assertThat(StrictReader.expected(Boolean.class, false)).isEqualTo(StrictReader.BOOLEAN);
         assertThat(StrictReader.expected(Integer.class, true)).isEqualTo(StrictReader.expected(Integer.class));
+    }
+
+    @Test
+    void json_aListOrAMapping_isToldAsJsonsArrayOrObject_andYamlKeepsItsWords() {
+        // Was YAML's words (a list, a mapping, each key once per mapping) for a JSON document.
+        assertThat(StrictReader.expected(List.class, true)).isEqualTo("an array");
+        assertThat(StrictReader.expected(String[].class, true)).isEqualTo("an array");
+        assertThat(StrictReader.expected(java.util.Map.class, true)).isEqualTo("an object of names to values");
+        assertThat(StrictReader.expected(Doc.class, true)).isEqualTo("an object");
+        assertThat(StrictReader.expected(List.class, false)).isEqualTo("a list");
+        assertThat(StrictReader.expected(java.util.Map.class, false)).isEqualTo("a mapping of names to values");
+        JacksonException json =
+                refused(StrictReader.json(), "{\"namespaces\": \"default\", \"labels\": 3}", Settings.class);
+        assertThat(StrictReader.problem(json, type -> StrictReader.expected(type, true))
+                        .message())
+                .isEqualTo("namespaces: default (expected: an array)");
+        JacksonException twice = refused(StrictReader.json(), "{\"seed\": 1,\n \"seed\": 2}", Settings.class);
+        assertThat(StrictReader.problem(twice, StrictReader::expected).message())
+                .isEqualTo("seed: duplicate key (expected: each key once per object)");
+        JacksonException yaml = refused(StrictReader.yaml(), "{\"seed\": 1,\n \"seed\": 2}", Settings.class);
+        assertThat(StrictReader.problem(yaml, StrictReader::expected).message())
+                .isEqualTo("seed: duplicate key (expected: each key once per mapping)");
         assertThat(jsonProblem("{\"tenants\": [{\"on\": 1}]}")).isEqualTo("tenants[0].on: 1 (expected: true or false)");
         assertThat(jsonProblem("{\"tenants\": [{\"on\": \"true\"}]}"))
                 .isEqualTo("tenants[0].on: \"true\" (expected: true or false, unquoted: in quotes it is a text, not a"
@@ -331,6 +353,9 @@ class StrictReaderTest {
                 JacksonException.class, () -> StrictReader.json().readTree("{\"labels\": " + "[".repeat(1200)));
         assertThat(StrictReader.reason(deep))
                 .isEqualTo("lists and mappings nested 1001 levels deep (expected: at most 1000 levels)");
+        // A reader that knows its document is JSON says it in JSON's words.
+        assertThat(StrictReader.reason(deep, true))
+                .isEqualTo("arrays and objects nested 1001 levels deep (expected: at most 1000 levels)");
     }
 
     @Test

@@ -41,13 +41,15 @@ public final class ScenarioException extends IllegalArgumentException {
     /**
      * A file Jackson cannot read further, in words: {@code SOURCE: field: value (expected: ...) at
      * line N} for a field's problem ({@link StrictReader#problem}), {@code SOURCE: not valid YAML at
-     * line N, field F: reason} for a syntax error, {@code SOURCE: empty} for no content.
+     * line N, field F: reason} for a syntax error ({@code not valid JSON}, in JSON's words, when {@code json}),
+     * {@code SOURCE: empty} for no content.
      *
      * @param locations where the document's fields are: a field's error is told at the field's own line
      * @param expected  what a field of a type takes, in words
+     * @param json      whether the file was read as JSON
      */
     public static ScenarioException unreadable(
-            String source, Locations locations, JacksonException e, Function<Class<?>, String> expected) {
+            String source, Locations locations, JacksonException e, Function<Class<?>, String> expected, boolean json) {
         if (StrictReader.empty(e)) {
             return new ScenarioException(source + ": empty (expected: a scenario)");
         }
@@ -55,6 +57,7 @@ public final class ScenarioException extends IllegalArgumentException {
         if (problem != null) {
             return new ScenarioException(source + ": " + problem.message() + locations.atLine(e));
         }
-        return new ScenarioException(source + ": not valid YAML" + locations.where(e) + ": " + StrictReader.reason(e));
+        return new ScenarioException(source + ": not valid " + (json ? "JSON" : "YAML") + locations.where(e) + ": "
+                + StrictReader.reason(e, json));
     }
 }

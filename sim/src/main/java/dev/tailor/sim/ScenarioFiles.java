@@ -27,6 +27,9 @@ import java.util.function.Function;
  * leniently ({@link LenientTree}) and bound again and again, each field Jackson refuses told and taken out,
  * until the rest binds; the scenario's own checks then run on the rest, the problems of a field taken out
  * (or of what holds it) left out, as they would only repeat it.
+ *
+ * <p>A file named {@code .json} is read as strict JSON ({@link StrictReader#json()}), and its problems told in
+ * JSON's words: an array, an object, each key once per object.
  */
 public final class ScenarioFiles {
 
@@ -36,7 +39,26 @@ public final class ScenarioFiles {
     private static final ObjectMapper LINES =
             StrictReader.yaml().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    /** {@link StrictReader#json()}: for a file named {@code .json}, read as the JSON it says it is. */
+    private static final ObjectMapper JSON = StrictReader.json();
+
+    /** As {@link #JSON}, reading on past a key written twice, as {@link #LINES}. */
+    private static final ObjectMapper JSON_LINES =
+            StrictReader.json().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
     private ScenarioFiles() {}
+
+    /**
+     * Whether {@code file} is read as strict JSON ({@link #read(String, String, Class, Function, Function,
+     * boolean)}): its name ends in {@code .json}.
+     */
+    public static boolean json(java.nio.file.Path file) {
+        return file.getFileName() != null
+                && file.getFileName()
+                        .toString()
+                        .toLowerCase(java.util.Locale.ROOT)
+                        .endsWith(".json");
+    }
 
     /**
      * A scenario file read and checked.
@@ -61,21 +83,38 @@ public final class ScenarioFiles {
             Class<T> type,
             Function<Class<?>, String> expected,
             Function<T, List<Problem>> check) {
-        Locations locations = Locations.of(LINES, text);
+        return read(text, source, type, expected, check, false);
+    }
+
+    /**
+     * {@link #read(String, String, Class, Function, Function)}, with {@code json} parsed as strict JSON (a trailing
+     * comma or a comment is a syntax error), not as YAML, and its problems told in JSON's words (an array, an
+     * object, each key once per object): {@code expected} then gives JSON's words too.
+     */
+    public static <T> Read<T> read(
+            String text,
+            String source,
+            Class<T> type,
+            Function<Class<?>, String> expected,
+            Function<T, List<Problem>> check,
+            boolean json) {
+        ObjectMapper reader = json ? JSON : YAML;
+        ObjectMapper lines = json ? JSON_LINES : LINES;
+        Locations locations = Locations.of(lines, text);
         List<String> messages = new ArrayList<>();
         Set<String> takenOut = new HashSet<>();
         Map<String, String> nonFinite = Map.of();
         T scenario;
         try {
-            scenario = YAML.readValue(text, type);
+            scenario = reader.readValue(text, type);
         } catch (JacksonException e) {
             if (StrictReader.empty(e)) {
                 throw empty(source);
             }
-            LenientTree lenient = LenientTree.read(LINES, text);
+            LenientTree lenient = LenientTree.read(lines, text);
             if (lenient == null || lenient.tree() == null || !lenient.tree().isObject()) {
-                JacksonException syntax = LenientTree.syntaxError(LINES, text);
-                throw ScenarioException.unreadable(source, locations, syntax != null ? syntax : e, expected);
+                JacksonException syntax = LenientTree.syntaxError(lines, text);
+                throw ScenarioException.unreadable(source, locations, syntax != null ? syntax : e, expected, json);
             }
             for (LenientTree.Duplicate duplicate : lenient.duplicates()) {
                 messages.add(
@@ -83,7 +122,8 @@ public final class ScenarioFiles {
                                 + atLine(duplicate.at().getLineNr()));
             }
             nonFinite = lenient.nonFinite();
-            scenario = bind(lenient.tree(), type, source, locations, expected, nonFinite, messages, takenOut);
+            scenario = bind(
+                    reader, lenient.tree(), type, source, locations, expected, json, nonFinite, messages, takenOut);
         }
         if (scenario == null) {
             throw empty(source);
@@ -103,22 +143,24 @@ public final class ScenarioFiles {
      * type is added to {@code takenOut}, an unknown one is not (taking it out changes nothing else).
      */
     private static <T> T bind(
+            ObjectMapper reader,
             JsonNode tree,
             Class<T> type,
             String source,
             Locations locations,
             Function<Class<?>, String> expected,
+            boolean json,
             Map<String, String> nonFinite,
             List<String> messages,
             Set<String> takenOut) {
         Set<String> removed = new HashSet<>();
         while (true) {
             try {
-                return YAML.treeToValue(tree, type);
+                return reader.treeToValue(tree, type);
             } catch (JsonMappingException e) {
                 Problem problem = locations.problem(e, expected);
                 if (problem == null) {
-                    messages.add(StrictReader.path(e) + ": " + StrictReader.reason(e) + locations.atLine(e));
+                    messages.add(StrictReader.path(e) + ": " + StrictReader.reason(e, json) + locations.atLine(e));
                     throw new ScenarioException(Problem.report(source, messages));
                 }
                 String path = problem.path();

@@ -19,10 +19,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
- * Reads a {@link ControllerConfig} from YAML, checking it whole: every problem at once, by field, as the
- * scenario files and the NBD config are read; no problem hides another.
+ * Reads a {@link ControllerConfig} from YAML, or from strict JSON when the file's name ends in {@code .json} (a
+ * trailing comma or a comment is a syntax error there), checking it whole: every problem at once, by field, as
+ * the scenario files and the NBD config are read, in the words of the file's format (a JSON file's take an
+ * object, an array, true or false; a YAML file's a mapping, a list, and YAML's booleans too); no problem hides
+ * another.
  */
 public final class ConfigFiles {
 
@@ -36,6 +40,13 @@ public final class ConfigFiles {
     private static final ObjectMapper LINES =
             StrictReader.yaml().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    /** {@link StrictReader#json()}: for a file named {@code .json}, read as the JSON it says it is. */
+    private static final ObjectMapper JSON = StrictReader.json();
+
+    /** As {@link #JSON}, reading on past a key written twice, as {@link #LINES}. */
+    private static final ObjectMapper JSON_LINES =
+            StrictReader.json().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
     private ConfigFiles() {}
 
     /**
@@ -44,17 +55,19 @@ public final class ConfigFiles {
     public static ControllerConfig read(Path file) {
         String text;
         if (Files.isDirectory(file)) {
-            throw new IllegalArgumentException(file + ": a directory (expected: a YAML file)");
+            throw new IllegalArgumentException(file + ": a directory (expected: a YAML or JSON file)");
         }
         if (!Files.exists(file)) {
-            throw new IllegalArgumentException(file + ": no such file (expected: a YAML file)");
+            throw new IllegalArgumentException(file + ": no such file (expected: a YAML or JSON file)");
         }
         try {
             text = Files.readString(file);
         } catch (IOException e) {
             throw new IllegalArgumentException(file + ": cannot read (" + IoErrors.reason(e) + ")");
         }
-        return parse(text, file.toString());
+        boolean json =
+                file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json");
+        return parse(text, file.toString(), json);
     }
 
     /**
@@ -73,24 +86,36 @@ public final class ConfigFiles {
      * @throws IllegalArgumentException naming {@code source} and every problem
      */
     public static ControllerConfig parse(String yaml, String source) {
+        return parse(yaml, source, false);
+    }
+
+    /**
+     * {@link #parse(String, String)}, with {@code json} parsed as strict JSON and its problems told in JSON's
+     * words (an object, an array, true or false), not as YAML.
+     */
+    static ControllerConfig parse(String yaml, String source, boolean json) {
         if (yaml.isBlank()) {
             return ControllerConfig.DEFAULTS;
         }
-        Locations at = Locations.of(LINES, yaml);
+        ObjectMapper reader = json ? JSON : YAML;
+        ObjectMapper lines = json ? JSON_LINES : LINES;
+        Function<Class<?>, String> expected = type -> expected(type, json);
+        Locations at = Locations.of(lines, yaml);
         List<String> messages = new ArrayList<>();
         Set<String> takenOut = new HashSet<>();
         Map<String, String> nonFinite = Map.of();
         ControllerConfig config;
         try {
-            config = YAML.readValue(yaml, ControllerConfig.class);
+            config = reader.readValue(yaml, ControllerConfig.class);
         } catch (JacksonException e) {
             if (StrictReader.empty(e)) {
                 return ControllerConfig.DEFAULTS; // only comments: the same as an empty file
             }
-            LenientTree lenient = LenientTree.read(LINES, yaml);
+            LenientTree lenient = LenientTree.read(lines, yaml);
             if (lenient == null || lenient.tree() == null || !lenient.tree().isObject()) {
-                JacksonException syntax = LenientTree.syntaxError(LINES, yaml);
-                throw new IllegalArgumentException(source + ": " + unreadable(syntax != null ? syntax : e, at));
+                JacksonException syntax = LenientTree.syntaxError(lines, yaml);
+                throw new IllegalArgumentException(
+                        source + ": " + unreadable(syntax != null ? syntax : e, at, expected, json));
             }
             for (LenientTree.Duplicate duplicate : lenient.duplicates()) {
                 messages.add(
@@ -98,7 +123,7 @@ public final class ConfigFiles {
                                 + atLine(duplicate.at().getLineNr()));
             }
             nonFinite = lenient.nonFinite();
-            config = bind(lenient.tree(), source, at, nonFinite, messages, takenOut);
+            config = bind(reader, lenient.tree(), source, at, expected, json, nonFinite, messages, takenOut);
         }
         config = config == null ? ControllerConfig.DEFAULTS : config;
         for (Problem problem : LenientTree.problems(config.problems(), nonFinite, takenOut)) {
@@ -117,23 +142,25 @@ public final class ConfigFiles {
      * added to {@code takenOut}, an unknown one is not (taking it out changes nothing else).
      */
     private static ControllerConfig bind(
+            ObjectMapper reader,
             JsonNode tree,
             String source,
             Locations at,
+            Function<Class<?>, String> expected,
+            boolean json,
             Map<String, String> nonFinite,
             List<String> messages,
             Set<String> takenOut) {
         Set<String> removed = new HashSet<>();
         while (true) {
             try {
-                return YAML.treeToValue(tree, ControllerConfig.class);
+                return reader.treeToValue(tree, ControllerConfig.class);
             } catch (JsonMappingException e) {
                 String path;
-                Problem problem =
-                        e instanceof ValueInstantiationException ? null : at.problem(e, ConfigFiles::expected);
+                Problem problem = e instanceof ValueInstantiationException ? null : at.problem(e, expected);
                 if (problem == null) {
                     path = StrictReader.path(e);
-                    messages.add(unreadable(e, at));
+                    messages.add(unreadable(e, at, expected, json));
                 } else {
                     path = problem.path();
                     if (nonFinite.containsKey(path)) {
@@ -161,25 +188,31 @@ public final class ConfigFiles {
 
     /**
      * Why Jackson could not read the file, in the words of every reader ({@link StrictReader#problem}):
-     * the field path, the value as written, what the field takes, and the field's own line.
+     * the field path, the value as written, what the field takes ({@code expected}), and the field's own line;
+     * in JSON's words when {@code json}.
      */
-    private static String unreadable(JacksonException e, Locations at) {
+    private static String unreadable(
+            JacksonException e, Locations at, Function<Class<?>, String> expected, boolean json) {
         if (e instanceof ValueInstantiationException v) {
             // A record's constructor failed, e.g. on a null list element ("namespaces: [~]").
-            return StrictReader.path(v) + ": a value is missing (an empty list entry or ~?)" + at.atLine(e);
+            return StrictReader.path(v) + ": a value is missing ("
+                    + (json ? "a null array entry?" : "an empty list entry or ~?") + ")" + at.atLine(e);
         }
-        Problem problem = at.problem(e, ConfigFiles::expected);
+        Problem problem = at.problem(e, expected);
         if (problem != null) {
             return problem.message() + at.atLine(e);
         }
         if (e instanceof JsonMappingException m && !StrictReader.yamlSyntaxError(e)) {
-            return StrictReader.path(m) + ": " + StrictReader.reason(e) + at.atLine(e);
+            return StrictReader.path(m) + ": " + StrictReader.reason(e, json) + at.atLine(e);
         }
-        return "not valid YAML" + at.where(e) + ": " + StrictReader.reason(e);
+        return "not valid " + (json ? "JSON" : "YAML") + at.where(e) + ": " + StrictReader.reason(e, json);
     }
 
-    /** What a field of {@code type} takes, in words. */
-    private static String expected(Class<?> type) {
+    /**
+     * What a field of {@code type} takes, in words: in a JSON file's when {@code json} (an object, an array, true
+     * or false), else in YAML's (a mapping, a list, and YAML's booleans too).
+     */
+    private static String expected(Class<?> type, boolean json) {
         if (type == null) {
             return "what the field holds";
         }
@@ -187,11 +220,11 @@ public final class ConfigFiles {
             return "a number, e.g. 30 or 0.5";
         }
         if (type == String.class || type == Boolean.class || type == boolean.class || type.isEnum()) {
-            return StrictReader.expected(type);
+            return StrictReader.expected(type, json);
         }
         if (List.class.isAssignableFrom(type)) {
-            return "a list, e.g. [a, b]";
+            return json ? "an array, e.g. [\"a\", \"b\"]" : "a list, e.g. [a, b]";
         }
-        return "a mapping of " + type.getSimpleName() + " fields";
+        return (json ? "an object of " : "a mapping of ") + type.getSimpleName() + " fields";
     }
 }

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * The controller's configuration: where Prometheus is and what to ask it, which pods form the
- * application, how to write DestinationRules, and how often. Read from YAML ({@link ConfigFiles});
+ * application, how to write DestinationRules, and how often. Read from YAML, or JSON ({@link ConfigFiles});
  * every field has a default (docs/design.md#metrics, #actuation), so an empty file is valid.
  * {@link #problems()} lists every invalid field at once.
  *

@@ -164,8 +164,55 @@ class ConfigFilesTest {
     @Test
     void read_missingFileOrDirectory_saysWhich() {
         assertThatThrownBy(() -> ConfigFiles.read(dir.resolve("absent.yaml")))
-                .hasMessageContaining("absent.yaml: no such" + " file (expected: a YAML file)");
-        assertThatThrownBy(() -> ConfigFiles.read(dir)).hasMessageContaining(": a directory (expected: a YAML file)");
+                .hasMessageContaining("absent.yaml: no such" + " file (expected: a YAML or JSON file)");
+        assertThatThrownBy(() -> ConfigFiles.read(dir))
+                .hasMessageContaining(": a directory (expected: a YAML or JSON file)");
+    }
+
+    @Test
+    void aJsonFile_isReadAsStrictJson_andToldInJsonsWords() throws Exception {
+        // Was read as YAML and told YAML's words (a mapping, a list, yes, no, on or off) for a .json file.
+        Path json = Files.writeString(dir.resolve("heart.json"), """
+                {
+                  "kubernetes": {"namespaces": "default"},
+                  "prometheus": [1],
+                  "planner": {"outlierFilter": "true", "queueAwareRouting": 1},
+                  "roundSeconds": 5,
+                  "roundSeconds": 6
+                }
+                """);
+        assertThatThrownBy(() -> ConfigFiles.read(json))
+                .hasMessage(json + ": 5 problems:\n"
+                        + "  kubernetes.namespaces: default (expected: an array, e.g. [\"a\", \"b\"]) at line 2\n"
+                        + "  prometheus: [1] (expected: an object of Prometheus fields) at line 3\n"
+                        + "  planner.outlierFilter: \"true\" (expected: true or false, unquoted: in quotes it is a text,"
+                        + " not a boolean) at line 4\n"
+                        + "  planner.queueAwareRouting: 1 (expected: true or false) at line 4\n"
+                        + "  roundSeconds: duplicate key (expected: each key once per object; the first, at line 5, is"
+                        + " the one checked) at line 6");
+        Files.writeString(json, "{\"kubernetes\": {\"namespaces\": [\"a\"}}");
+        assertThatThrownBy(() -> ConfigFiles.read(json))
+                .hasMessage(
+                        json + ": not valid JSON at line 1, field kubernetes.namespaces[0]: found '}' (expected: ']'"
+                                + " to close the array)");
+        Files.writeString(json, "[1]");
+        assertThatThrownBy(() -> ConfigFiles.read(json))
+                .hasMessage(json + ": (top level): [1] (expected: an object of ControllerConfig fields) at line 1");
+        // Strict JSON: what YAML would take is refused.
+        Files.writeString(json, "{\"roundSeconds\": 30,}");
+        assertThatThrownBy(() -> ConfigFiles.read(json))
+                .hasMessageStartingWith(json + ": not valid JSON at line 1")
+                .hasMessageEndingWith("found '}' (expected: a field name in double quotes)");
+        Files.writeString(json, "{\"roundSeconds\": 30}");
+        assertThat(ConfigFiles.read(json).roundSeconds()).isEqualTo(30);
+
+        // The same text named .yaml is YAML, and told YAML's words, as before.
+        Path yaml = Files.writeString(
+                dir.resolve("heart.yaml"), "{\"kubernetes\": {\"namespaces\": \"default\"}, \"prometheus\": [1]}");
+        assertThatThrownBy(() -> ConfigFiles.read(yaml))
+                .hasMessage(yaml + ": 2 problems:\n"
+                        + "  kubernetes.namespaces: default (expected: a list, e.g. [a, b]) at line 1\n"
+                        + "  prometheus: [1] (expected: a mapping of Prometheus fields) at line 1");
     }
 
     @Test

@@ -77,7 +77,8 @@ final class ConfigShape {
     /**
      * {@link #check(JsonNode, Class)}, values shown as {@code written} gives them where it knows them (a
      * non-finite float as {@code .nan}, an empty value as {@code empty}), in the words of a JSON file when
-     * {@code json} (a boolean is true or false: {@link StrictReader#BOOLEAN_JSON}), else of YAML.
+     * {@code json} (an object, an array; a boolean is true or false: {@link StrictReader#BOOLEAN_JSON}), else of
+     * YAML (a mapping, a list).
      */
     static List<Problem> check(
             JsonNode tree, Class<?> type, java.util.function.Function<String, String> written, boolean json) {
@@ -206,17 +207,21 @@ final class ConfigShape {
                 : (Class<?>) type;
     }
 
-    /** What a field of {@code type} takes, in words; a boolean in a JSON file's when {@code json}. */
+    /**
+     * What a field of {@code type} takes, in words; in a JSON file's when {@code json} (an object, an array, true
+     * or false), else in YAML's (a mapping, a list).
+     */
     static String expected(Type type, boolean json) {
         Class<?> raw = raw(type);
         if (raw.isRecord()) {
-            return "a mapping with the fields "
+            return (json ? "an object" : "a mapping") + " with the fields "
                     + Arrays.stream(raw.getRecordComponents())
                             .map(RecordComponent::getName)
                             .collect(Collectors.joining(", "));
         }
         if (List.class.isAssignableFrom(raw)) {
-            return "a list, each entry " + expected(((ParameterizedType) type).getActualTypeArguments()[0], json);
+            return (json ? "an array" : "a list") + ", each entry "
+                    + expected(((ParameterizedType) type).getActualTypeArguments()[0], json);
         }
         if (raw == Integer.class) {
             return "a whole number";

@@ -151,7 +151,8 @@ public final class NbdConfigFiles {
             nonFinite = lenient.nonFinite();
         }
         if (tree == null || tree.isMissingNode() || tree.isNull()) {
-            throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
+            throw new IllegalArgumentException(
+                    source + ": empty (expected: at least an exports " + (json ? "array" : "list") + ")");
         }
         JsonNode written = tree.deepCopy();
         List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class, at::written, json);
@@ -408,7 +409,7 @@ public final class NbdConfigFiles {
                 ? ""
                 : " at line " + location.getLineNr()
                         + (location.getColumnNr() > 0 ? ", column " + location.getColumnNr() : "");
-        return new IllegalArgumentException(source + ": not valid JSON" + where + ": " + StrictReader.reason(e));
+        return new IllegalArgumentException(source + ": not valid JSON" + where + ": " + StrictReader.reason(e, true));
     }
 
     private static IllegalArgumentException notYaml(String source, JacksonException e) {

@@ -73,7 +73,7 @@ class NbdConfigEveryProblemTest {
                           "exports": [{"name": "d", "file": "f"}]
                         }
                         """))
-                .contains("port: duplicate key (expected: each key once per mapping; the first, at line 2, is the"
+                .contains("port: duplicate key (expected: each key once per object; the first, at line 2, is the"
                         + " one checked) at line 3")
                 .contains("fileIoThreads: 0 (expected: a whole number in [1, 1024]) at line 4");
     }

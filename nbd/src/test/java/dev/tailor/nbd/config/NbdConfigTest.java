@@ -422,7 +422,7 @@ class NbdConfigTest {
         assertThatThrownBy(() -> NbdConfigFiles.read(twice))
                 .hasMessage(twice + ": 2 problems:\n"
                         + "  exports: missing (expected: at least one export)\n"
-                        + "  port: duplicate key (expected: each key once per mapping; the first, at line 1, is the one"
+                        + "  port: duplicate key (expected: each key once per object; the first, at line 1, is the one"
                         + " checked) at line 2");
 
         Path good = Files.writeString(dir.resolve("good.json"), trailingComma.replace(",}", "}"));
@@ -699,6 +699,59 @@ class NbdConfigTest {
                 .contains("exports[2]: 7 (expected: a mapping with the fields name, tenant,")
                 .doesNotContain("java.")
                 .doesNotContain("exports[0]: no backend");
+    }
+
+    @Test
+    void aJsonFile_isToldJsonsObjectsAndArrays_notYamlsMappingsAndLists() throws Exception {
+        // Was YAML's words (a mapping, a list) for a file read as strict JSON, which has objects and arrays.
+        Path json = Files.writeString(dir.resolve("nbd.json"), """
+                {
+                  "limits": [1, 2],
+                  "exports": [
+                    {"name": "d", "upstream": "localhost:10809"},
+                    7
+                  ],
+                  "loop": null
+                }
+                """);
+        String message = catchThrowable(() -> NbdConfigFiles.read(json)).getMessage();
+        assertThat(message)
+                .startsWith(json + ": 4 problems:\n")
+                .contains("\n  limits: [1, 2] (expected: an object with the fields maxRequestSize,")
+                .contains("\n  exports[0].upstream: \"localhost:10809\" (expected: an object with the fields host,")
+                .contains("\n  exports[1]: 7 (expected: an object with the fields name, tenant,")
+                .contains("\n  loop: null (expected: an object with the fields mode,")
+                .doesNotContain("mapping")
+                .doesNotContain("a list");
+        assertThat(message.lines().skip(1).map(line -> line.replaceAll(".*\\) at ", "at ")))
+                .as("each at its line, as before")
+                .containsExactly("at line 2", "at line 4", "at line 5", "at line 7");
+
+        Files.writeString(json, "{\"exports\": {\"name\": \"d\", \"file\": \"d.img\"}}");
+        assertThat(catchThrowable(() -> NbdConfigFiles.read(json)))
+                .hasMessageStartingWith(json + ": exports: {\"name\": \"d\", \"file\": \"d.img\"} (expected: an array,"
+                        + " each entry an object with the fields name, tenant,")
+                .hasMessageEndingWith(") at line 1, column 2");
+        Files.writeString(
+                json, "{\"exports\": [{\"name\": \"d\", \"size\": \"1MiB\", \"file\": \"d.img\", \"name\": \"e\"}]}");
+        assertThat(catchThrowable(() -> NbdConfigFiles.read(json)))
+                .hasMessage(json + ": exports[0].name: duplicate key (expected: each key once per object; the first, at"
+                        + " line 1, column 15, is the one checked) at line 1, column 61");
+        Files.writeString(json, "{\"exports\": [}");
+        assertThat(catchThrowable(() -> NbdConfigFiles.read(json)))
+                .hasMessage(json + ": not valid JSON at line 1, column 14: found '}' (expected: ']' to close the"
+                        + " array)");
+        Files.writeString(json, " ");
+        assertThat(catchThrowable(() -> NbdConfigFiles.read(json)))
+                .hasMessage(json + ": empty (expected: at least an exports array)");
+
+        // The same text named .yaml is YAML, and told YAML's words, as before.
+        Path yaml = Files.writeString(dir.resolve("nbd.yaml"), "{\"exports\": {\"name\": \"d\"}, \"loop\": 3}");
+        assertThat(catchThrowable(() -> NbdConfigFiles.read(yaml)).getMessage())
+                .contains("exports: {\"name\": \"d\"} (expected: a list, each entry a mapping with the fields name,")
+                .contains("loop: 3 (expected: a mapping with the fields mode,")
+                .doesNotContain("an object")
+                .doesNotContain("array");
     }
 
     @Test

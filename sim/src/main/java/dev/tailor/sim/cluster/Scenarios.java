@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Loads cluster scenarios: a bundled one by name, or a YAML file. Every problem of a file is
+ * Loads cluster scenarios: a bundled one by name, or a YAML file (strict JSON when named {@code .json}). Every problem of a file is
  * reported at once, naming the field ({@link ScenarioFiles}): a duplicate key, an unknown field, a
  * wrong type, and every range or reference problem; only a YAML syntax error is reported alone (the
  * file cannot be parsed).
@@ -63,7 +63,7 @@ public final class Scenarios {
                     + " (expected: one of " + BUNDLED + ", or a YAML scenario file)");
         }
         try {
-            return parse(Files.readString(file), file.toString());
+            return parse(Files.readString(file), file.toString(), ScenarioFiles.json(file));
         } catch (java.nio.charset.MalformedInputException e) {
             throw new ScenarioException(file + ": not UTF-8 text (expected: a YAML scenario file)");
         } catch (IOException e) {
@@ -73,16 +73,30 @@ public final class Scenarios {
 
     /** Parses and validates scenario YAML; {@code source} names it in errors. */
     public static ClusterScenario parse(String yaml, String source) {
-        return ScenarioFiles.read(yaml, source, ClusterScenario.class, Scenarios::expected, ClusterScenario::problems)
+        return parse(yaml, source, false);
+    }
+
+    /** {@link #parse(String, String)}, with {@code json} read as strict JSON and told in JSON's words. */
+    static ClusterScenario parse(String text, String source, boolean json) {
+        return ScenarioFiles.read(
+                        text,
+                        source,
+                        ClusterScenario.class,
+                        type -> expected(type, json),
+                        ClusterScenario::problems,
+                        json)
                 .scenario();
     }
 
-    /** What a field of {@code type} takes: the labels users write for the scenario's enums. */
-    private static String expected(Class<?> type) {
+    /**
+     * What a field of {@code type} takes: the labels users write for the scenario's enums; in a JSON file's words
+     * when {@code json} (an array, true or false).
+     */
+    private static String expected(Class<?> type, boolean json) {
         if (type != null && type.isEnum()) {
             return enumValues(type);
         }
-        return StrictReader.expected(type);
+        return StrictReader.expected(type, json);
     }
 
     /** How to name the values of the scenario's enum fields. */

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Loads storage scenarios: a bundled one by name, or a YAML file. Every problem of a file is
+ * Loads storage scenarios: a bundled one by name, or a YAML file (strict JSON when named {@code .json}). Every problem of a file is
  * reported at once, naming the field ({@link ScenarioFiles}): a duplicate key, an unknown field, a
  * wrong type, and every range or reference problem; only a YAML syntax error is reported alone (the
  * file cannot be parsed). Same rules as the cluster simulator's {@code Scenarios}.
@@ -137,7 +137,7 @@ public final class StorageScenarios {
                             + " (expected: one of " + names() + ", or a YAML scenario file)");
         }
         try {
-            return parseLoaded(Files.readString(file), file.toString(), data);
+            return parseLoaded(Files.readString(file), file.toString(), data, ScenarioFiles.json(file));
         } catch (MalformedInputException e) {
             throw new ScenarioException(file + ": not UTF-8 text (expected: a YAML scenario file)");
         } catch (IOException e) {
@@ -217,18 +217,27 @@ public final class StorageScenarios {
      * the scenario names are there, told with its other problems.
      */
     public static Loaded parseLoaded(String yaml, String source, StorageSetup.DataFiles data) {
+        return parseLoaded(yaml, source, data, false);
+    }
+
+    /**
+     * {@link #parseLoaded(String, String, StorageSetup.DataFiles)}, with {@code json} read as strict JSON and told
+     * in JSON's words (an array, true or false).
+     */
+    static Loaded parseLoaded(String yaml, String source, StorageSetup.DataFiles data, boolean json) {
         ScenarioFiles.Read<StorageScenario> read = ScenarioFiles.read(
                 yaml,
                 source,
                 StorageScenario.class,
-                type -> type != null && type.isEnum() ? "one of its named values" : StrictReader.expected(type),
+                type -> type != null && type.isEnum() ? "one of its named values" : StrictReader.expected(type, json),
                 scenario -> {
                     List<Problem> problems = new ArrayList<>(scenario.problems());
                     if (data != null) {
                         problems.addAll(StorageSetup.dataFileProblems(scenario, data));
                     }
                     return problems;
-                });
+                },
+                json);
         return new Loaded(read.scenario(), source, read.locations());
     }
 }

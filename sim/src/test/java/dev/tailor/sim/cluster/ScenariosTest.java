@@ -159,6 +159,40 @@ class ScenariosTest {
     }
 
     @Test
+    void load_aJsonFile_isReadAsStrictJson_andToldInJsonsWords(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // Was read as YAML and told YAML's words (a list, each key once per mapping) for a .json file.
+        java.nio.file.Path json = java.nio.file.Files.writeString(dir.resolve("t.json"), """
+                {
+                  "name": "t",
+                  "seed": 1,
+                  "nodes": {"name": "n1", "cores": 2, "speedFactor": 1},
+                  "entry": "a",
+                  "components": [{"name": "a", "cpuMillisPerCall": 1, "calls": "b"}, {"name": "b", "cpuMillisPerCall": 2}],
+                  "networks": {"flat": {"otherMillis": [0.1, 0.2]}},
+                  "seed": 2
+                }
+                """);
+        assertThatThrownBy(() -> Scenarios.load(json.toString()))
+                .hasMessage(json + ": 3 problems:\n"
+                        + "  nodes: {name: n1, cores: 2, speedFactor: 1} (expected: an array) at line 4\n"
+                        + "  components[0].calls: b (expected: an array) at line 6\n"
+                        + "  seed: duplicate key (expected: each key once per object; the first, at line 3, is the one"
+                        + " checked) at line 8");
+        java.nio.file.Files.writeString(json, "{\"name\": \"t\", \"nodes\": [}");
+        assertThatThrownBy(() -> Scenarios.load(json.toString()))
+                .hasMessage(json + ": not valid JSON at line 1, field nodes[0]: found '}' (expected: ']' to close the"
+                        + " array)");
+
+        // The same text named .yaml is YAML, and told YAML's words, as before.
+        java.nio.file.Path yaml = java.nio.file.Files.writeString(
+                dir.resolve("t.yaml"), "{\"name\": \"t\", \"nodes\": {\"name\": \"n1\"}, \"seed\": 1, \"seed\": 2}");
+        assertThatThrownBy(() -> Scenarios.load(yaml.toString()))
+                .hasMessageContaining("nodes: {name: n1} (expected: a list) at line 1")
+                .hasMessageContaining("(expected: each key once per mapping;");
+    }
+
+    @Test
     void parse_cycle_isRejected() {
         String cyclic = VALID.replace("{name: b, cpuMillisPerCall: 2}", "{name: b, cpuMillisPerCall: 2, calls: [[a]]}");
         assertThatThrownBy(() -> Scenarios.parse(cyclic, "t.yaml")).hasMessageContaining("cycle a -> b -> a");

@@ -108,6 +108,34 @@ class StorageScenariosTest {
     }
 
     @Test
+    void read_aJsonFile_isReadAsStrictJson_andToldInJsonsWords() throws IOException {
+        // Was read as YAML and told YAML's words (a list, each key once per mapping) for a .json file.
+        Path json = Files.writeString(dir.resolve("s.json"), """
+                {
+                  "name": "j",
+                  "seed": 1,
+                  "backend": {"parallelism": 24, "readBaseMicros": 254, "readMicrosPerKiB": 26.98,
+                              "writeBaseMicros": 50, "writeMicrosPerKiB": 0.80, "serviceSigma": 0.4},
+                  "tenants": {"name": "a", "requestsPerSecond": 1000},
+                  "seed": 2
+                }
+                """);
+        assertThatThrownBy(() -> StorageScenarios.read(json.toString()))
+                .hasMessage(json + ": 2 problems:\n"
+                        + "  tenants: {name: a, requestsPerSecond: 1000} (expected: an array) at line 6\n"
+                        + "  seed: duplicate key (expected: each key once per object; the first, at line 3, is the one"
+                        + " checked) at line 7");
+        Files.writeString(json, "{\"name\": \"j\", \"tenants\": [}");
+        assertThatThrownBy(() -> StorageScenarios.read(json.toString()))
+                .hasMessage(json + ": not valid JSON at line 1, field tenants[0]: found '}' (expected: ']' to close the"
+                        + " array)");
+        // Strict JSON: YAML's flow style is not JSON.
+        Files.writeString(json, "{name: j}");
+        assertThatThrownBy(() -> StorageScenarios.read(json.toString()))
+                .hasMessageStartingWith(json + ": not valid JSON at line 1");
+    }
+
+    @Test
     void parse_yamlOnlyNumbers_nameTheField() {
         // .nan and .inf are YAML floats that Jackson's number parser refuses; the message says which field.
         // Each is told with what its field takes, as a value out of its range is.
