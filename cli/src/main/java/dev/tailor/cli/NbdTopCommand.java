@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code tailor nbd top}: a live view of a running server's {@code /metrics}, like {@code top} for storage
  * engineers. Every {@code --interval} it reads the endpoint and shows, from the difference with the previous
- * reading: per export the IOPS, throughput, latency percentiles, errors and slow requests; admission's decisions and
- * waits (mean and P99 over the interval) when it is on; per export its wait at its fair dispatch door (the same) when
+ * reading: per export the IOPS, throughput, latency percentiles, error replies, requests dropped (their client went
+ * away) and slow requests; admission's decisions and waits (mean and P99 over the interval) when it is on; per export its wait at its fair dispatch door (the same) when
  * the door is on; per export the per-request loop tracing (unrelated work waited behind, own work); per loop the
  * health-check age and the dispatch-delay bound (P99 over the interval); and, over the server's slow window (the last
  * 30 to 60 s by default), the (export, segment) pairs with the most slow requests, with where their time went

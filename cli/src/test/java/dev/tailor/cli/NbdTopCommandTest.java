@@ -42,6 +42,7 @@ class NbdTopCommandTest {
             tailor_nbd_request_duration_seconds_count{export="disk",operation="read"} 100
             tailor_nbd_request_duration_seconds_sum{export="disk",operation="read"} 0.05
             tailor_nbd_export_connections{export="disk"} 1
+            tailor_nbd_requests_dropped_total{export="disk",operation="read"} 4
             """;
 
     private static final String NOW = """
@@ -55,6 +56,8 @@ class NbdTopCommandTest {
             tailor_nbd_request_duration_seconds_count{export="disk",operation="read"} 300
             tailor_nbd_request_duration_seconds_sum{export="disk",operation="read"} 5.0
             tailor_nbd_export_connections{export="disk"} 2
+            tailor_nbd_request_errors_total{error="eio",export="disk",operation="read"} 2
+            tailor_nbd_requests_dropped_total{export="disk",operation="read"} 10
             tailor_nbd_slow_requests_total{export="disk",operation="read"} 4
             tailor_nbd_slow_request_threshold_seconds 0.02
             tailor_nbd_slow_segment_window_seconds 300.0
@@ -84,6 +87,8 @@ class NbdTopCommandTest {
     void frame_ratesAndPercentilesOverTheInterval_slowSegmentsOverTheServersWindowAndThreshold() {
         // 2 s apart: 200 reads and 2 flushes in between (100 and 1 per second), 800 KiB read; of the 200 reads, 100
         // took at most 1 ms and 100 up to 100 ms, so the median is 1 ms and P99 about 98 ms (linear in the bucket).
+        // Of them, 2 error replies (the counter appeared since the first reading: 1 a second) and 6 dropped, their
+        // client gone (3 a second), shown apart beside the errors.
         List<String> lines = NbdTop.frame(
                 "http://x/metrics",
                 MetricsText.parse(BEFORE),
@@ -95,7 +100,17 @@ class NbdTopCommandTest {
         assertThat(text).contains("2026-12-02 04:00:00 UTC").contains("rates over the last 2.0 s");
         assertThat(lines)
                 .anyMatch(l -> l.matches("\\s+disk\\s+2\\s+100\\.0\\s+0\\.0\\s+1\\.0\\s+0\\.39\\s+–\\s+1\\.00"
-                        + "\\s+98\\.02\\s+0\\.0\\s+2\\.0\\s+312"));
+                        + "\\s+98\\.02\\s+1\\.0\\s+3\\.0\\s+2\\.0\\s+312"));
+        assertThat(lines)
+                .anyMatch(l -> l.matches(
+                        "\\s+export\\s+conn\\s+.*\\s+P99 ms\\s+errors/s\\s+dropped/s\\s+slow/s" + "\\s+requests"));
+        assertThat(text).contains("; errors: error replies; dropped: no reply, the client went away):");
+        // Aligned: the column's values start under its heading, as the others'.
+        String heading =
+                lines.stream().filter(l -> l.contains("dropped/s")).findFirst().orElseThrow();
+        String row = lines.get(lines.indexOf(heading) + 1);
+        assertThat(row.substring(heading.indexOf("dropped/s"))).startsWith("3.0 ");
+        assertThat(row.substring(heading.indexOf("errors/s"))).startsWith("1.0 ");
         // The slow segment: 4 requests, mean 50 ms in admission and 10 ms on the backend, 3 admitted hot.
         assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+3\\s+4\\s+0\\s+50\\.0\\s+10\\.0\\s+3\\s+1\\s+0"));
         assertThat(text).contains("Slow segments over the last 150 to 300 s (slow: over 20 ms;");

@@ -19,9 +19,9 @@ import java.util.regex.Pattern;
 
 /**
  * What {@code tailor nbd top} shows of a running server's {@code /metrics}, like {@code top} for storage
- * engineers: from the difference of two readings, per export the IOPS, throughput, latency percentiles, errors
- * and slow requests; admission's decisions and waits (mean and P99 over the interval, from the wait histograms)
- * when it is on; with the fair dispatch door on, per export its door and its wait there (the same); per export the per-request loop tracing
+ * engineers: from the difference of two readings, per export the IOPS, throughput, latency percentiles, error
+ * replies, requests dropped (their client went away, no reply) and slow requests; admission's decisions and waits
+ * (mean and P99 over the interval, from the wait histograms) when it is on; with the fair dispatch door on, per export its door and its wait there (the same); per export the per-request loop tracing
  * (unrelated work waited behind, own work, the wall wait for the loop and its part behind other work); per loop the health-check age and the dispatch-delay bound (P99 over the interval); and,
  * over the server's slow window, the (export, segment) pairs with the most slow requests, with where their time went
  * (admission queue, backend) and the class admission gave them, under the server's slow threshold. docs/nbd.md, "Live
@@ -246,11 +246,16 @@ public final class NbdTop {
                             zeroIfAbsent(
                                     rate(before, now, elapsedSeconds, "tailor_nbd_request_errors_total", "export", e)),
                             1),
+                    fmt(
+                            zeroIfAbsent(rate(
+                                    before, now, elapsedSeconds, "tailor_nbd_requests_dropped_total", "export", e)),
+                            1),
                     fmt(rate(before, now, elapsedSeconds, "tailor_nbd_slow_requests_total", "export", e), 1),
                     fmt(now.sum("tailor_nbd_requests_total", "export", e), 0)));
         }
         lines.addAll(new TextTable(
-                        "Exports (per second; latency: header decoded to reply, over the interval):",
+                        "Exports (per second; latency: header decoded to reply, over the interval; errors: error replies;"
+                                + " dropped: no reply, the client went away):",
                         List.of(
                                 "export",
                                 "conn",
@@ -262,6 +267,7 @@ public final class NbdTop {
                                 "P50 ms",
                                 "P99 ms",
                                 "errors/s",
+                                "dropped/s",
                                 "slow/s",
                                 "requests"),
                         rows,
