@@ -40,6 +40,10 @@ import picocli.CommandLine.Option;
             "  tailor heart run --config examples/tryout/heart.yaml --once --dry-run \\",
             "      --cluster-from examples/tryout/cluster.yaml --at 2026-01-01T00:03:00Z   # without a cluster",
             "",
+            "The last example needs no cluster but a Prometheus on 127.0.0.1:9090 with the recording"
+                    + " examples/tryout/metrics.om loaded: docs/controller.md, Try it without a cluster, has the"
+                    + " steps.",
+            "",
             "Config: docs/controller.md. Exit codes: 0 done, 1 a round failed (--once), 2 bad input."
         })
 final class RunCommand implements Callable<Integer> {

@@ -25,6 +25,25 @@ class StorageSimulateCommandTest {
     @TempDir
     Path dir;
 
+    /** docs/storage-simulator.md and docs/results.md count the policies the default run compares: every one. */
+    @Test
+    void docs_countThePoliciesThatHelpAndErrorsList() throws IOException {
+        Path root = Path.of("").toAbsolutePath().getParent();
+        int policies = dev.tailor.sim.storage.StorageSimulation.policyNames().size();
+        Pattern count = Pattern.compile("(\\d+) policies (and ablations|now)");
+        for (String doc : List.of("docs/storage-simulator.md", "docs/results.md")) {
+            Matcher m = count.matcher(Files.readString(root.resolve(doc)));
+            int seen = 0;
+            while (m.find()) {
+                seen++;
+                assertThat(Integer.parseInt(m.group(1)))
+                        .as(doc + ": \"" + m.group() + "\"")
+                        .isEqualTo(policies);
+            }
+            assertThat(seen).as(doc + " counts them").isPositive();
+        }
+    }
+
     @Test
     void simulate_stoppedBySigterm_saysHowFarItGot_andLeavesNoEmptyReportFolder() throws Exception {
         // Folders created for the report: all of them go (was: only the innermost, leaving R/deep).

@@ -90,6 +90,21 @@ class TryOutTest {
         return args.toArray(String[]::new);
     }
 
+    /** Without a Prometheus holding the recording, the help's last example fails: the help says so, and where to go. */
+    @Test
+    void runHelp_saysItsTryOutExampleNeedsPrometheusWithTheRecording_andPointsToTheSteps() throws Exception {
+        PlanCommandTest.Result help = tailor("heart", "run", "--help");
+        String text = help.out().replaceAll("\\s+", " ");
+        assertThat(text)
+                .contains("# without a cluster The last example needs no cluster but a Prometheus on 127.0.0.1:9090"
+                        + " with the recording examples/tryout/metrics.om loaded: docs/controller.md, Try it without a"
+                        + " cluster, has the steps.");
+        assertThat(Files.readString(ROOT.resolve("docs/controller.md")))
+                .contains("\n## Try it without a cluster\n")
+                .contains("promtool tsdb create-blocks-from openmetrics examples/tryout/metrics.om")
+                .contains("--web.listen-address=127.0.0.1:9090");
+    }
+
     @Test
     void docsCommand_plansTheRecordedCluster_andPrintsThePlanAndTheRules() throws Exception {
         // The docs break the command over lines with "\\"; joined, it is this test's.

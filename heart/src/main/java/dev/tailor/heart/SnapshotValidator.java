@@ -146,6 +146,14 @@ public final class SnapshotValidator {
             }
         });
 
+        // The callees a call may name: components with a ready replica (one without is a problem of its own).
+        Set<String> callees = new TreeSet<>();
+        componentHasReady.forEach((component, ready) -> {
+            if (ready) {
+                callees.add(component);
+            }
+        });
+        String callee = callees.isEmpty() ? "a component with a ready replica; none has one" : "one of " + callees;
         Set<String> edges = new HashSet<>();
         for (int i = 0; i < snapshot.calls().size(); i++) {
             Call call = snapshot.calls().get(i);
@@ -161,9 +169,7 @@ public final class SnapshotValidator {
                 problems.add(new FieldProblem(at + ".callee", quote(call.callee()), "a component name"));
             } else if (!podsByComponent.containsKey(call.callee())) {
                 problems.add(new FieldProblem(
-                        at + ".callee",
-                        quote(call.callee()) + " has no replicas in this snapshot",
-                        "one of " + new TreeSet<>(podsByComponent.keySet())));
+                        at + ".callee", quote(call.callee()) + " has no replicas in this snapshot", callee));
             }
             if (!blank(call.caller())
                     && !blank(call.callee())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +39,32 @@ class EdgeCasesTest {
                 .anySatisfy(p -> assertThat(p).startsWith("replicas[1].cpuCores: 2000000 (expected: cores in [0, 1e6]"))
                 .anySatisfy(p -> assertThat(p).startsWith("calls[0].byCallerNode.w1: 1e308 ("))
                 .anySatisfy(p -> assertThat(p).startsWith("delays[0].millis: 1e308 ("));
+    }
+
+    @Test
+    void validate_callToAComponentWithoutReplicas_suggestsOnlyComponentsWithAReadyReplica() {
+        // b has a replica, but not a ready one: it is flagged itself, and was offered as a callee.
+        Snapshot s = new Snapshot(
+                60.0,
+                List.of(new Node("w1", null, 4.0)),
+                List.of(
+                        new Replica("a-1", "a", "w1", null, 0.5, null, 10.0),
+                        new Replica("b-1", "b", "w1", false, 0.5, null, 10.0)),
+                List.of(new Call("a", "b", 1.0, null), new Call("a", "zz", 1.0, null)),
+                List.of());
+        assertThat(SnapshotValidator.validate(s))
+                .contains("calls[1].callee: \"zz\" has no replicas in this snapshot (expected: one of [a])")
+                .anySatisfy(p -> assertThat(p).startsWith("replicas[1].component: \"b\" has no ready replica"));
+
+        Snapshot noneReady = new Snapshot(
+                60.0,
+                List.of(new Node("w1", null, 4.0)),
+                List.of(new Replica("b-1", "b", "w1", false, 0.5, null, 10.0)),
+                List.of(new Call("ingress", "zz", 1.0, Map.of("w1", 1.0))),
+                List.of());
+        assertThat(SnapshotValidator.validate(noneReady))
+                .contains("calls[0].callee: \"zz\" has no replicas in this snapshot (expected: a component with a"
+                        + " ready replica; none has one)");
     }
 
     @Test

@@ -76,8 +76,15 @@ public final class ExperimentReport {
      * @param intro    paragraphs of plain text
      * @param markdown the tables as printed, in Markdown (shown as HTML tables)
      * @param charts   its plots
+     * @param pooling  what its latency tails pool, for the note under the page ("" for none)
      */
-    public record Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {}
+    public record Section(
+            String heading, List<String> intro, List<String> markdown, List<Chart> charts, String pooling) {
+
+        public Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {
+            this(heading, intro, markdown, charts, "");
+        }
+    }
 
     /** The burst experiment's plots, files {@code PREFIX-steady-tail.png} and {@code PREFIX-bursty-tail.png}. */
     static List<Chart> burstCharts(BurstExperiment.Result r, String prefix) {
@@ -207,10 +214,18 @@ public final class ExperimentReport {
             }
             html.append("</div>\n").append(HtmlPages.blocks(section.markdown()));
         }
-        html.append("<p class=\"note\">Latency tails: the vertical axis is stretched towards the tail (it shows "
-                + "−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly spaced; the curves are fio's latency "
-                + "histograms (bins about 1.5 % wide), pooled over tenants and rounds. docs/nbd.md, \"Experiments with"
-                + " real clients\", describes both setups.</p>\n");
+        List<String> pooling = sections.stream()
+                .map(Section::pooling)
+                .filter(p -> !p.isEmpty())
+                .toList();
+        html.append("<p class=\"note\">")
+                .append(escape("Latency tails: the vertical axis is stretched towards the tail (it shows "
+                        + "−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly spaced; the curves are fio's latency "
+                        + "histograms (bins about 1.5 % wide)"
+                        + (pooling.isEmpty() ? "" : "; " + String.join("; ", pooling))
+                        + ". docs/nbd.md, \"Experiments with real clients\", describes "
+                        + (sections.size() == 1 ? "the setup." : "both setups.")))
+                .append("</p>\n");
         html.append(HtmlPages.end(frame));
         return HtmlPages.write(dir, fileName, html);
     }
@@ -248,7 +263,29 @@ public final class ExperimentReport {
                         + "."
                         + workDirectory(result.settings().dir())),
                 BurstExperiment.markdown(result),
-                burstCharts(result, prefix));
+                burstCharts(result, prefix),
+                burstPooling(result.settings()));
+    }
+
+    /** What the burst plots' curves pool: the steady tenants' and the bursty tenant's, over the rounds. */
+    static String burstPooling(BurstExperiment.Settings s) {
+        String rounds = s.rounds() == 1 ? "" : "the " + s.rounds() + " rounds";
+        String steady = s.steady() == 1 ? "" : "the " + s.steady() + " steady tenants";
+        String steadyParts = steady.isEmpty() || rounds.isEmpty() ? steady + rounds : steady + " and " + rounds;
+        return "burst: each mode's steady curve "
+                + (steadyParts.isEmpty() ? "is one tenant's one run" : "pools " + steadyParts)
+                + ", its bursty curve "
+                + (rounds.isEmpty()
+                        ? "is the one bursty tenant's one run"
+                        : "pools the one bursty tenant's " + s.rounds() + " rounds");
+    }
+
+    /** What the low-load plot's curves pool: the one fio job's runs. */
+    static String lowLoadPooling(LowLoadExperiment.Settings s) {
+        return "low load: each loop's curve "
+                + (s.rounds() == 1
+                        ? "is the one fio job's one run"
+                        : "pools the one fio job's " + s.rounds() + " rounds");
     }
 
     /** The low-load experiment's part of a report. */
@@ -259,6 +296,7 @@ public final class ExperimentReport {
                         + " figure, NSDI 2026), and the health-check age at most twice its period."
                         + workDirectory(result.settings().dir())),
                 LowLoadExperiment.markdown(result),
-                lowLoadCharts(result, prefix));
+                lowLoadCharts(result, prefix),
+                lowLoadPooling(result.settings()));
     }
 }

@@ -149,6 +149,8 @@ final class FioLatency {
         if (!jobs.isArray()) {
             throw new IllegalArgumentException("no \"jobs\" list in fio's JSON output");
         }
+        double endEpochMillis =
+                root.path("timestamp_ms").isNumber() ? root.path("timestamp_ms").asDouble() : Double.NaN;
         Map<String, Job> out = new LinkedHashMap<>();
         for (JsonNode job : jobs) {
             String name = job.path("jobname").asText(null);
@@ -169,7 +171,9 @@ final class FioLatency {
                 }
             }
             double iops = read.path("iops").isNumber() ? read.path("iops").asDouble() : Double.NaN;
-            out.put(name, new Job(name, of(bins), iops));
+            double runtimeMillis =
+                    read.path("runtime").isNumber() ? read.path("runtime").asDouble() : Double.NaN;
+            out.put(name, new Job(name, of(bins), iops, runtimeMillis, endEpochMillis));
         }
         return out;
     }
@@ -190,9 +194,18 @@ final class FioLatency {
     /**
      * One fio job's reads.
      *
-     * @param name    fio's {@code jobname}
-     * @param latency its reads' latency histogram
-     * @param iops    its reads per second over the measured time (fio's {@code read.iops}); NaN when absent
+     * @param name           fio's {@code jobname}
+     * @param latency        its reads' latency histogram
+     * @param iops           its reads per second over the measured time (fio's {@code read.iops}); NaN when absent
+     * @param runtimeMillis  its reads' measured time, ms, warm-up excluded (fio's {@code read.runtime}); NaN when
+     *                       absent
+     * @param endEpochMillis when fio wrote the output, ms since the epoch (its {@code timestamp_ms}): just after
+     *                       the jobs ended; NaN when absent
      */
-    record Job(String name, FioLatency latency, double iops) {}
+    record Job(String name, FioLatency latency, double iops, double runtimeMillis, double endEpochMillis) {
+
+        Job(String name, FioLatency latency, double iops) {
+            this(name, latency, iops, Double.NaN, Double.NaN);
+        }
+    }
 }

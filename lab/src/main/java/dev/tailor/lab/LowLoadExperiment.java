@@ -33,8 +33,8 @@ import java.util.regex.Pattern;
  *
  * <p>The health-check age is sampled while fio runs: the metrics file is read every 100 ms, and of each
  * export its {@code tailor_nbd_loop_health_check_window_max_age_seconds} (the largest gap between two
- * health checks since the previous export) counts when the export was seen between 1 s after fio's
- * warm-up ended and 1.1 s after fio ended, as the script did. The bound is twice the period.
+ * health checks since the previous export) counts when the export's one-second window lies inside fio's
+ * measured time ({@link MeasuredTime}). The bound is twice the period.
  */
 public final class LowLoadExperiment {
 
@@ -147,10 +147,11 @@ public final class LowLoadExperiment {
     }
 
     /**
-     * The proxy's per-request loop tracing over fio's measured time (the difference of the metrics exports that
-     * bracket it), for the export {@code disk}: the unrelated work each request waited behind, its own loop work, its
-     * wall wait for the loop at completion and flush, and the arrival part of the unrelated wait (s, NaN without the
-     * counter), which makes the loop wait's part behind other requests' work exact ({@link #behindOtherWorkMeanSeconds}).
+     * The proxy's per-request loop tracing inside fio's measured time (the difference of the first and the last
+     * metrics export written inside it), for the export {@code disk}: the unrelated work each request waited behind,
+     * its own loop work, its wall wait for the loop at completion and flush, and the arrival part of the unrelated
+     * wait (s, NaN without the counter), which makes the loop wait's part behind other requests' work exact
+     * ({@link #behindOtherWorkMeanSeconds}).
      */
     record LoopTrace(
             MetricsText.Histogram unrelatedWait,
@@ -331,8 +332,9 @@ public final class LowLoadExperiment {
                             List.of("fio", jobFile.toString(), "--output-format=json+", "--output=" + json),
                             Map.of("PROXY_PORT", Integer.toString(proxy.port())));
                     long endNanos = System.nanoTime();
+                    long endEpochMillis = System.currentTimeMillis();
                     double psiEnd = cpuPressureMicros();
-                    // The export that covers fio's last second.
+                    // The export after fio's last second, for the health-check age since the proxy started.
                     sampler.awaitSampleAfter(endNanos + TimeUnit.MILLISECONDS.toNanos(1_000), 2_500);
                     sampler.close();
                     rig.stop(proxy.process());
@@ -340,19 +342,19 @@ public final class LowLoadExperiment {
                     if (job == null) {
                         throw new LabException("fio's output " + json + " has no job \"client\"", 1, null);
                     }
-                    double measuredFrom = startNanos + s.rampSeconds() * 1e9;
-                    List<AgeSample> ages = new ArrayList<>();
+                    MeasuredTime measured = MeasuredTime.of(
+                            startNanos,
+                            endNanos,
+                            endEpochMillis,
+                            job.endEpochMillis(),
+                            job.runtimeMillis(),
+                            s.runtimeSeconds());
                     double sinceStart = Double.NaN;
                     for (Sampler.Sample sample : sampler.samples()) {
-                        ProxyMetrics m = ProxyMetrics.parse(sample.text());
-                        double max = m.get("tailor_nbd_loop_health_check_max_age_seconds", "0");
+                        double max = ProxyMetrics.parse(sample.text())
+                                .get("tailor_nbd_loop_health_check_max_age_seconds", "0");
                         if (!Double.isNaN(max)) {
                             sinceStart = max * 1e3;
-                        }
-                        Matcher w = WINDOW_MAX_AGE.matcher(sample.text());
-                        if (w.find() && sample.nanos() >= measuredFrom + 1e9 && sample.nanos() <= endNanos + 1.1e9) {
-                            ages.add(new AgeSample(
-                                    (sample.nanos() - measuredFrom) / 1e9, Double.parseDouble(w.group(1)) * 1e3));
                         }
                     }
                     double pressure = pressurePercent(psiStart, psiEnd, endNanos - startNanos);
@@ -361,10 +363,10 @@ public final class LowLoadExperiment {
                             round,
                             job.latency(),
                             job.iops(),
-                            List.copyOf(ages),
+                            ages(sampler.samples(), measured),
                             sinceStart,
                             pressure,
-                            loopTrace(sampler.samples(), (long) measuredFrom)));
+                            loopTrace(sampler.samples(), measured)));
                 }
             }
             return new Result(s, runs);
@@ -372,20 +374,89 @@ public final class LowLoadExperiment {
     }
 
     /**
-     * The loop tracing between the first export seen once fio's measurement began ({@code measuredFromNanos}) and the
-     * last export; {@link LoopTrace#NONE} without two such exports.
+     * fio's measured time on the sampler's clock ({@link System#nanoTime}): from the end of its warm-up to the end
+     * of its measurement.
      */
-    static LoopTrace loopTrace(List<Sampler.Sample> samples, long measuredFromNanos) {
-        Sampler.Sample first = samples.stream()
-                .filter(x -> x.nanos() >= measuredFromNanos)
-                .findFirst()
-                .orElse(null);
-        if (first == null || samples.isEmpty() || samples.get(samples.size() - 1) == first) {
+    record MeasuredTime(long fromNanos, long toNanos) {
+
+        /**
+         * Where fio measured, from when its process ran and what it wrote.
+         *
+         * <p>Not from the process's start plus the warm-up: fio takes a while before its warm-up begins (start-up,
+         * the NBD connection), and a second of warm-up then fell inside the window. fio 3.33's JSON has no start
+         * time for a job (later versions add {@code job_start}), but it is written right after the job ends, with
+         * the wall-clock time in {@code timestamp_ms} (about 25 ms after the last measured read in a check
+         * against fio's per-request log), and the job's measured time in {@code read.runtime}. So the measurement ended
+         * {@code exitEpochMillis - fioEndEpochMillis} before fio's process had exited, and began
+         * {@code fioRuntimeMillis} before that. Only that short span between fio's output and its exit is read on
+         * the wall clock, so a clock step is unlikely to fall in it; an end outside the process's run (a step,
+         * or no {@code timestamp_ms}) is taken as the exit, the latest the measurement can have ended, and without
+         * {@code read.runtime} the job's {@code runtime} setting is used. The start is never before the process's.
+         *
+         * @param startNanos        when fio's process was started
+         * @param exitNanos         when it had exited
+         * @param exitEpochMillis   the wall clock at {@code exitNanos}, ms since the epoch
+         * @param fioEndEpochMillis fio's {@code timestamp_ms}; NaN when absent
+         * @param fioRuntimeMillis  the job's {@code read.runtime}, ms; NaN when absent
+         * @param runtimeSeconds    the job's {@code runtime} setting
+         */
+        static MeasuredTime of(
+                long startNanos,
+                long exitNanos,
+                long exitEpochMillis,
+                double fioEndEpochMillis,
+                double fioRuntimeMillis,
+                int runtimeSeconds) {
+            double endNanos = exitNanos - (exitEpochMillis - fioEndEpochMillis) * 1e6;
+            long to = endNanos >= startNanos && endNanos <= exitNanos ? Math.round(endNanos) : exitNanos;
+            double runtimeNanos = fioRuntimeMillis > 0 ? fioRuntimeMillis * 1e6 : runtimeSeconds * 1e9;
+            return new MeasuredTime(Math.max(startNanos, to - Math.round(runtimeNanos)), to);
+        }
+
+        /**
+         * Whether an export the sampler saw at {@code seenNanos} was written inside: the sampler reads the file about
+         * every {@link Sampler#POLL_NANOS}, so the export was written about that long before it was seen at most.
+         */
+        boolean holds(long seenNanos) {
+            return seenNanos - Sampler.POLL_NANOS >= fromNanos && seenNanos <= toNanos;
+        }
+
+        /** Seconds from the start of the measurement to {@code nanos}. */
+        double secondsInto(long nanos) {
+            return (nanos - fromNanos) / 1e9;
+        }
+    }
+
+    /**
+     * The health-check windows inside fio's measured time: of each export written inside it at least one metrics
+     * period (1 s) after it began, so that its window lies inside too, the window's largest health-check age.
+     */
+    static List<AgeSample> ages(List<Sampler.Sample> samples, MeasuredTime measured) {
+        List<AgeSample> out = new ArrayList<>();
+        for (Sampler.Sample sample : samples) {
+            Matcher w = WINDOW_MAX_AGE.matcher(sample.text());
+            if (w.find()
+                    && measured.holds(sample.nanos())
+                    && measured.secondsInto(sample.nanos() - Sampler.POLL_NANOS) >= 1) {
+                out.add(new AgeSample(measured.secondsInto(sample.nanos()), Double.parseDouble(w.group(1)) * 1e3));
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * The loop tracing between the first and the last export written inside fio's measured time, so that every
+     * request counted was one fio measured; {@link LoopTrace#NONE} without two such exports.
+     */
+    static LoopTrace loopTrace(List<Sampler.Sample> samples, MeasuredTime measured) {
+        List<Sampler.Sample> inside =
+                samples.stream().filter(x -> measured.holds(x.nanos())).toList();
+        if (inside.size() < 2) {
             return LoopTrace.NONE;
         }
         return LoopTrace.between(
-                MetricsText.parse(first.text()),
-                MetricsText.parse(samples.get(samples.size() - 1).text()));
+                MetricsText.parse(inside.get(0).text()),
+                MetricsText.parse(inside.get(inside.size() - 1).text()));
     }
 
     /**
@@ -418,6 +489,9 @@ public final class LowLoadExperiment {
      * was seen ({@link System#nanoTime}); also appends them to a file, as the script's sampler did.
      */
     static final class Sampler implements AutoCloseable {
+
+        /** How often the metrics file is read, ns. */
+        static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
         record Sample(long nanos, String text) {}
 
@@ -454,7 +528,7 @@ public final class LowLoadExperiment {
                     record.append("@ ").append(now).append('\n').append(text);
                     last = text;
                 }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                LockSupport.parkNanos(POLL_NANOS);
             }
             try {
                 Files.writeString(log, record, StandardCharsets.UTF_8);
@@ -579,7 +653,8 @@ public final class LowLoadExperiment {
         if (MODES.stream()
                 .anyMatch(m -> !Double.isNaN(r.loopTrace(m).unrelatedWait().count()))) {
             out.add("");
-            out.add("Loop tracing per request (the proxy's histograms over fio's measured time, pooled over the rounds;"
+            out.add("Loop tracing per request (the proxy's histograms between the first and the last metrics export"
+                    + " inside fio's measured time, pooled over the rounds;"
                     + " µs, percentiles within the histogram's buckets): the unrelated work — statistics, metrics,"
                     + " health checks, maintenance — each request waited behind on its event loop, the loop's"
                     + " time on the request's own work, the wall time it waited for its loop at completion and flush"

@@ -100,6 +100,12 @@ public final class StorageOutput {
                     "hot segments (%d requests)",
                     StorageRunResult::hotSegments);
             rows(out, policy, runs, StorageRunResult::steadySegments, StorageRunResult::hotSegments);
+            for (boolean steady : new boolean[] {true, false}) {
+                String segments = StorageReport.unmeasuredSegments(runs.get(0), steady);
+                if (segments != null) {
+                    out.println("  " + segments);
+                }
+            }
             classes(
                     out,
                     policy,

@@ -574,6 +574,26 @@ class ExperimentOutputTest {
     }
 
     @Test
+    void report_saysWhatEachExperimentsTailsPool() throws Exception {
+        String lowLoadOnly = Files.readString(ExperimentReport.write(
+                dir.resolve("low-load"), "index.html", "t", List.of(ExperimentReport.section(lowLoad(), "low-load"))));
+        assertThat(lowLoadOnly)
+                .as("one fio job: no tenants to pool")
+                .contains("low load: each loop's curve is the one fio job's one run.")
+                .doesNotContain("tenants")
+                .contains("describes the setup.");
+        assertThat(ExperimentReport.lowLoadPooling(
+                        LowLoadExperiment.Settings.defaults(dir).shortened(45, 5, 3)))
+                .isEqualTo("low load: each loop's curve pools the one fio job's 3 rounds");
+        assertThat(ExperimentReport.burstPooling(BurstExperiment.Settings.defaults(dir)))
+                .isEqualTo("burst: each mode's steady curve pools the 4 steady tenants and the 2 rounds,"
+                        + " its bursty curve pools the one bursty tenant's 2 rounds");
+        assertThat(ExperimentReport.burstPooling(burst(false).settings()))
+                .isEqualTo("burst: each mode's steady curve is one tenant's one run,"
+                        + " its bursty curve is the one bursty tenant's one run");
+    }
+
+    @Test
     void burstMarkdown_slowAttribution_namesTheBurstyTenantsPairsAndWhereTheirTimeWent() {
         BurstExperiment.Result plain = burst(false);
         MetricsText text = MetricsText.parse("""

@@ -18,11 +18,14 @@ class FioLatencyTest {
             fio: this is a warning fio prints before the JSON
             {
               "fio version" : "fio-3.33",
+              "timestamp" : 1796516075,
+              "timestamp_ms" : 1796516075299,
               "jobs" : [
                 {
                   "jobname" : "steady1",
                   "read" : {
                     "iops" : 99.8,
+                    "runtime" : 3001,
                     "lat_ns" : {"min" : 1000, "max" : 5000, "bins" : {"1000" : 90, "2000" : 9, "5000" : 1}}
                   }
                 },
@@ -46,6 +49,15 @@ class FioLatencyTest {
         assertThat(steady.binsNanos())
                 .containsExactly(Map.entry(1000L, 90L), Map.entry(2000L, 9L), Map.entry(5000L, 1L));
         assertThat(jobs.get("steady1").iops()).isEqualTo(99.8);
+    }
+
+    @Test
+    void parseJobs_readsTheMeasuredTimeAndWhenFioWroteItsOutput() {
+        Map<String, FioLatency.Job> jobs = FioLatency.parseJobs(FIO);
+        assertThat(jobs.get("steady1").runtimeMillis()).isEqualTo(3001);
+        assertThat(jobs.get("steady1").endEpochMillis()).isEqualTo(1796516075299.0);
+        assertThat(jobs.get("bursty").runtimeMillis()).as("absent").isNaN();
+        assertThat(FioLatency.parseJobs("{\"jobs\": []}")).isEmpty();
     }
 
     @Test

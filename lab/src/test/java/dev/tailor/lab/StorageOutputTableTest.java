@@ -6,8 +6,11 @@ import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StorageOutputTableTest {
 
@@ -25,6 +28,32 @@ class StorageOutputTableTest {
         assertThat(lines(table, "fifo"))
                 .hasSize(3)
                 .noneSatisfy(line -> assertThat(line).contains("measured)"));
+    }
+
+    @Test
+    void noRequestOnAHotSegment_aLineUnderTheSegmentRowsSaysWhy_asForAnEmptyTenantClass(@TempDir Path dir)
+            throws Exception {
+        String reason = "no request on a hot segment was measured: in the measured period no segment's cost in a"
+                + " window went above admission.hotThresholdRatio × its baseline";
+        String table = table(List.of(
+                StorageResults.noHotSegments("fifo", 100_000),
+                StorageResults.noHotSegments("segment-admission", 100_000)));
+
+        List<String> lines = table.lines().toList();
+        int header = lines.indexOf(lines.stream()
+                .filter(l -> l.contains("hot segments (0 requests)"))
+                .findFirst()
+                .orElseThrow());
+        assertThat(lines.get(header + 1)).startsWith("  fifo ");
+        assertThat(lines.get(header + 2)).startsWith("  segment-admission ");
+        assertThat(lines.get(header + 3)).isEqualTo("  " + reason);
+        assertThat(table).containsOnlyOnce(reason).doesNotContain("on steady segments only");
+        assertThat(table(List.of(run("fifo", 100_000, 0)))).doesNotContain("was measured");
+
+        String html = Files.readString(dev.tailor.lab.report.StorageReport.write(
+                dir, "t", List.of(), List.of(), List.of(StorageResults.noHotSegments("fifo", 100_000))));
+        assertThat(html)
+                .contains("<p class=\"note\">robustness-mild: " + reason + " (its hot segments' columns are n/r).</p>");
     }
 
     @Test

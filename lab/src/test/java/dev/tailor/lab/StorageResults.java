@@ -16,6 +16,39 @@ final class StorageResults {
         return result(policy, seed, requests, refused, 0, 0, 0);
     }
 
+    /** As {@link #result(String, long, long, long)} with no request on a hot segment (bursts within the threshold). */
+    static StorageRunResult noHotSegments(String policy, long requests) {
+        StorageRunResult r = result(policy, 1, requests, 0);
+        return new StorageRunResult(
+                r.scenario(),
+                r.burstMultiplier(),
+                r.policy(),
+                r.seed(),
+                r.measuredSeconds(),
+                r.offeredRequests(),
+                r.steady(),
+                r.hot(),
+                r.steadySegments(),
+                new LatencySummary(0, null, null, null, null, null, null, null),
+                r.steadyWithinBaseline(),
+                r.allWithinBaseline(),
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                null,
+                null,
+                0,
+                0,
+                0,
+                null,
+                null,
+                null);
+    }
+
     /**
      * As {@link #result(String, long, long, long)}, with {@code unfinished} of the 100,000 measured requests
      * unfinished at the end, the backend {@code utilizationPercent} busy and {@code unusedPercent} of it idle

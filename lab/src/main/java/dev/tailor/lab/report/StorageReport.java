@@ -201,6 +201,15 @@ public final class StorageReport {
                 }
             }
         }
+        for (StorageRunResult r : results) {
+            for (boolean steady : new boolean[] {true, false}) {
+                String segments = unmeasuredSegments(r, steady);
+                if (segments != null) {
+                    emptyColumns.add(r.label() + ": " + segments + " (its " + (steady ? "steady" : "hot")
+                            + " segments' columns are " + nr + ").");
+                }
+            }
+        }
         emptyColumns.forEach(
                 n -> html.append("<p class=\"note\">").append(escape(n)).append("</p>\n"));
 
@@ -294,6 +303,21 @@ public final class StorageReport {
         return steady
                 ? "no steady tenant's request was measured: every tenant of this scenario has bursts"
                 : "no hot tenant's request was measured: no tenant of this scenario has bursts";
+    }
+
+    /**
+     * Why no request of a segment class was measured in {@code run}, or null when one was (or when no request arrived
+     * at all, which {@link #unmeasured} tells). The classes are the classifier's, on arrivals, the same under every
+     * policy of a variant: a scenario whose bursts stay within the hot threshold has no hot segment.
+     */
+    public static String unmeasuredSegments(StorageRunResult run, boolean steady) {
+        if ((steady ? run.steadySegments() : run.hotSegments()).requests() > 0 || run.offeredRequests() == 0) {
+            return null;
+        }
+        return steady
+                ? "no request on steady segments only was measured: every request touched a hot segment"
+                : "no request on a hot segment was measured: in the measured period no segment's cost in a window"
+                        + " went above admission.hotThresholdRatio × its baseline";
     }
 
     /**

@@ -491,14 +491,17 @@ public record StorageScenario(
         nonNegative(problems, "warmupSeconds", warmupSeconds, 86_400);
         positive(problems, "durationSeconds", durationSeconds, 86_400);
         nonNegative(problems, "drainSeconds", drainSeconds, 3_600);
-        positive(problems, "intervalMillis", intervalMillis, 60_000);
-        if (intervalMillis != null && intervalMillis > 0 && intervalMillis < MIN_INTERVAL_MILLIS) {
+        if (intervalMillis == null || !(intervalMillis >= MIN_INTERVAL_MILLIS && intervalMillis <= 60_000)) {
+            // One message for every value out of range, missing, .nan or .inf: the range accepted, with why it has
+            // a floor above 0 where that is what the value missed.
+            String range = "a number in [" + format(MIN_INTERVAL_MILLIS) + ", 60000]";
             problems.add(new Problem(
                     "intervalMillis",
-                    intervalMillis,
-                    "at least " + MIN_INTERVAL_MILLIS
-                            + "; the policies run admission.callsPerInterval times per interval, so a simulated second"
-                            + " of a 1 µs interval costs minutes"));
+                    intervalMillis == null ? "missing" : intervalMillis,
+                    intervalMillis != null && intervalMillis > 0 && intervalMillis < MIN_INTERVAL_MILLIS
+                            ? range + "; the policies run admission.callsPerInterval times per interval, so a"
+                                    + " simulated second of a 1 µs interval costs minutes"
+                            : range));
         }
         int before = problems.size();
         backendProblems(problems);
@@ -890,10 +893,15 @@ public record StorageScenario(
                 BurstSpec b = t.bursts();
                 positive(problems, at + ".bursts.meanGapSeconds", b.meanGapSeconds(), 86_400);
                 positive(problems, at + ".bursts.minMillis", b.minMillis(), 3.6e6);
-                positive(problems, at + ".bursts.maxMillis", b.maxMillis(), 3.6e6);
-                if (b.minMillis() != null && b.maxMillis() != null && b.maxMillis() < b.minMillis()) {
+                boolean minValid = b.minMillis() != null && b.minMillis() > 0 && b.minMillis() <= 3.6e6;
+                if (!minValid) {
+                    positive(problems, at + ".bursts.maxMillis", b.maxMillis(), 3.6e6);
+                } else if (b.maxMillis() == null || !(b.maxMillis() >= b.minMillis() && b.maxMillis() <= 3.6e6)) {
+                    // Its range starts at minMillis: every message says so, not only the one for a value below it.
                     problems.add(new Problem(
-                            at + ".bursts.maxMillis", b.maxMillis(), ">= minMillis, " + format(b.minMillis())));
+                            at + ".bursts.maxMillis",
+                            b.maxMillis() == null ? "missing" : b.maxMillis(),
+                            "a number in [minMillis, 3600000] = [" + format(b.minMillis()) + ", 3600000]"));
                 }
                 if (b.multiplier() == null || !(b.multiplier() >= 1 && b.multiplier() <= 1_000)) {
                     problems.add(new Problem(at + ".bursts.multiplier", b.multiplier(), "a number in [1, 1000]"));

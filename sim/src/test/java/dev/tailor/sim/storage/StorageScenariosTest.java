@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The scenario loader: bundled scenarios, and every kind of bad file named by its field. */
 class StorageScenariosTest {
@@ -145,12 +147,50 @@ class StorageScenariosTest {
                 .hasMessage(
                         "f.yaml: tenants[0].requestsPerSecond: .nan (expected: a number in (0, 10000000]) at line 7");
         assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "intervalMillis: -.inf\n", "f.yaml"))
-                .hasMessage("f.yaml: intervalMillis: -.inf (expected: a number in (0, 60000]) at line 9");
+                .hasMessage("f.yaml: intervalMillis: -.inf (expected: a number in [0.1, 60000]) at line 9");
         // A whole-number field: not a number at all.
         assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "proxies: .inf\n", "f.yaml"))
                 .hasMessage("f.yaml: proxies: .inf (expected: a whole number) at line 9");
         assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "intervalMillis: 0.01\n", "f.yaml"))
-                .hasMessageContaining("intervalMillis: 0.01 (expected: at least 0.1;");
+                .hasMessageContaining("intervalMillis: 0.01 (expected: a number in [0.1, 60000]; the policies run");
+    }
+
+    /** Every message for a field with a floor above 0 states the range it takes, whatever the value. */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "intervalMillis: .nan | intervalMillis: .nan (expected: a number in [0.1, 60000]) at line 9",
+                "intervalMillis: 0.05 | intervalMillis: 0.05 (expected: a number in [0.1, 60000]; the policies run",
+                "intervalMillis: 0 | intervalMillis: 0 (expected: a number in [0.1, 60000]) at line 9",
+                "intervalMillis: 60001 | intervalMillis: 60001 (expected: a number in [0.1, 60000]) at line 9",
+            })
+    void parse_intervalMillisOutOfRange_alwaysStatesTheRangeAccepted(String line, String message) {
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + line + "\n", "f.yaml"))
+                .hasMessageContaining("f.yaml: " + message);
+        assertThat(StorageScenarios.parse(MINIMAL + "intervalMillis: 0.1\n", "f.yaml")
+                        .intervalMillis())
+                .isEqualTo(0.1);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                ".nan | .nan",
+                "20 | 20",
+                "4000000 | 4000000",
+            })
+    void parse_burstMaxMillisOutOfRange_statesTheRangeFromMinMillis(String value, String written) {
+        String yaml = MINIMAL + """
+                  - name: b
+                    requestsPerSecond: 10
+                    synthetic: {readFraction: 1, sizeBytes: [4096]}
+                    bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: %s, multiplier: 2}
+                """.formatted(value);
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
+                .hasMessageContaining("tenants[1].bursts.maxMillis: " + written
+                        + " (expected: a number in [minMillis, 3600000] = [50, 3600000]) at line 12");
     }
 
     @Test
@@ -223,7 +263,7 @@ class StorageScenariosTest {
                 .hasMessageContaining("name: \"bad name\" (expected: letters, digits, '-' or '_')")
                 .hasMessageContaining("seed: missing (expected: an integer; fixed seeds make runs repeatable)\n")
                 .hasMessageContaining("durationSeconds: 0 (expected: a number in (0, 86400]) at line 2")
-                .hasMessageContaining("intervalMillis: -1 (expected: a number in (0, 60000]) at line 3")
+                .hasMessageContaining("intervalMillis: -1 (expected: a number in [0.1, 60000]) at line 3")
                 .hasMessageContaining("backend.parallelism: 0 (expected: 1 .. 100000)")
                 .hasMessageContaining("backend.serviceSigma: 5 (expected: a number in [0, 2]) at line 5")
                 .hasMessageContaining("segmentSizeBytes: 1000 (expected: a positive multiple of blockSizeBytes")
@@ -236,7 +276,9 @@ class StorageScenariosTest {
                                 + " (none is)) at line 10")
                 .hasMessageContaining("tenants[1].synthetic.readFraction: 2 (expected: a number in [0, 1]) at line 13")
                 .hasMessageContaining("tenants[1].synthetic.sizeBytes[0]: 0")
-                .hasMessageContaining("tenants[1].bursts.maxMillis: 20 (expected: >= minMillis, 50) at line 14")
+                .hasMessageContaining(
+                        "tenants[1].bursts.maxMillis: 20 (expected: a number in [minMillis, 3600000] = [50,"
+                                + " 3600000]) at line 14")
                 .hasMessageContaining("tenants[1].proxy: 3 (expected: 0 .. proxies - 1 = 0)");
     }
 
