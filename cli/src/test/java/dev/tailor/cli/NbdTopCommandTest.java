@@ -427,6 +427,41 @@ class NbdTopCommandTest {
     }
 
     @Test
+    void metrics_colonPort_isTheLoopbackAddressAsServeTakesIt() throws Exception {
+        // Was: exit 2 for ":19470", the value tailor nbd serve --metrics-listen takes (and binds on 127.0.0.1).
+        assertThat(NbdTop.uri(":19470")).hasToString("http://127.0.0.1:19470/metrics");
+        assertThat(NbdTop.uri(":19470/metrics")).hasToString("http://127.0.0.1:19470/metrics");
+        PlanCommandTest.Result zero = tailor("nbd", "top", "--metrics", ":0", "--once");
+        assertThat(zero.exitCode()).isEqualTo(2);
+        assertThat(zero.err()).contains("--metrics: \":0\": port 0 (expected: a port in [1, 65535]");
+        PlanCommandTest.Result bad = tailor("nbd", "top", "--metrics", ":x");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--metrics: \":x\" (expected: ").contains(":PORT for 127.0.0.1:PORT");
+        assertThat(tailor("nbd", "top", "--help").out().replaceAll("\\s+", " "))
+                .contains(":PORT is 127.0.0.1:PORT, as tailor nbd serve --metrics-listen takes it");
+        // A server given ":0" (:PORT, port 0 a free one) is read with ":" and the port it got.
+        String yaml = """
+                address: 127.0.0.1
+                port: 0
+                loop:
+                  metricsListen: ":0"
+                exports:
+                  - name: disk
+                    file: disk.img
+                    size: 1MiB
+                """;
+        try (NbdServer server = NbdServer.start(NbdConfigFiles.parse(yaml, "test.yaml", dir))) {
+            PlanCommandTest.Result top = tailor(
+                    "nbd", "top", "--metrics", ":" + server.metricsAddress().getPort(), "--once", "--interval", "0.1");
+            assertThat(top.exitCode()).as(top.err()).isZero();
+            assertThat(top.out())
+                    .startsWith("tailor nbd top · http://127.0.0.1:"
+                            + server.metricsAddress().getPort() + "/metrics")
+                    .containsPattern("\\n\\s+disk\\s+0\\s+");
+        }
+    }
+
+    @Test
     void metrics_schemeInUpperCase_isTakenAsCurlTakesIt() {
         // Was: exit 2 for HTTP://..., a scheme curl and browsers read case-insensitively.
         assertThat(NbdTop.uri("HTTP://127.0.0.1:9100/metrics")).hasToString("http://127.0.0.1:9100/metrics");

@@ -1,6 +1,7 @@
 package dev.tailor.lab;
 
 import dev.tailor.common.IoErrors;
+import dev.tailor.nbd.config.LoopSettings;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -33,6 +34,8 @@ public final class NbdTop {
     /** HOST:PORT/PATH without a scheme, as curl takes it: http is meant. */
     private static final Pattern HOST_PORT_PATH =
             Pattern.compile("^(\\[[0-9a-fA-F:.]+]|[A-Za-z0-9.-]+):(\\d{1,5})/[^\\s]*$");
+    /** :PORT or :PORT/PATH, as {@code tailor nbd serve --metrics-listen} takes it: its loopback address. */
+    private static final Pattern PORT_ONLY = Pattern.compile("^:\\d{1,5}(/[^\\s]*)?$");
     /** How a frame shows the time of a reading. */
     public static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
@@ -43,10 +46,14 @@ public final class NbdTop {
 
     /**
      * {@code --metrics}: a URL, HOST:PORT for {@code http://HOST:PORT/metrics}, or HOST:PORT/PATH for {@code
-     * http://HOST:PORT/PATH}.
+     * http://HOST:PORT/PATH}; :PORT and :PORT/PATH are on the host {@code tailor nbd serve --metrics-listen} binds
+     * :PORT to, its loopback address ({@link LoopSettings#DEFAULT_HOST}), so the same value reads the server.
      */
     public static URI uri(String value) {
         String v = value == null ? "" : value.strip();
+        if (PORT_ONLY.matcher(v).matches()) {
+            v = LoopSettings.DEFAULT_HOST + v;
+        }
         if (HOST_PORT.matcher(v).matches()) {
             v = "http://" + v + "/metrics";
         } else if (HOST_PORT_PATH.matcher(v).matches()) {
@@ -72,8 +79,9 @@ public final class NbdTop {
             // named below
         }
         throw new LabException("--metrics: \"" + value + "\" (expected: http://HOST:PORT/metrics or HOST:PORT, the"
-                + " address tailor nbd serve --metrics-listen prints; also HOST:PORT/PATH for http://HOST:PORT/PATH, or"
-                + " any http:// or https:// URL)");
+                + " address tailor nbd serve --metrics-listen prints; :PORT for " + LoopSettings.DEFAULT_HOST
+                + ":PORT, as serve takes it; also HOST:PORT/PATH for http://HOST:PORT/PATH, or any http:// or https://"
+                + " URL)");
     }
 
     /** One reading: the text (null when it failed, with why), and when it was taken. */
