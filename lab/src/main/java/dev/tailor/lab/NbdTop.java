@@ -300,7 +300,7 @@ public final class NbdTop {
                                 requests),
                         percent(queued, requests),
                         fmt(queued > 0 ? wait / queued * 1e3 : Double.NaN, 2),
-                        fmt(intervalP99(before, now, "tailor_nbd_admission_wait_seconds", "export", e) * 1e3, 2),
+                        fmt(waitP99(queued, before, now, "tailor_nbd_admission_wait_seconds", "export", e) * 1e3, 2),
                         fmt(
                                 zeroIfAbsent(delta(
                                                 before, now, "tailor_nbd_admission_export_refused_total", "export", e))
@@ -452,7 +452,7 @@ public final class NbdTop {
      * The fair dispatch section (docs/nbd.md, "Fair dispatch"): per export its door (the backend), READs and WRITEs
      * reaching the door per second, the share of them that waited there, their mean wait over the interval (the
      * wait of those let through after waiting, over those that waited) and the P99 wait over the interval (of every
-     * one let through, 0 for those let through at once); titled with each door's waiting and outstanding requests
+     * one let through, 0 for those let through at once; "–" as the mean when none waited); titled with each door's waiting and outstanding requests
      * now against its depth.
      */
     static List<String> fairDispatch(MetricsText before, MetricsText now, double elapsedSeconds) {
@@ -472,7 +472,7 @@ public final class NbdTop {
                     fmt(requests / elapsedSeconds, 1),
                     percent(waited, requests),
                     fmt(waited > 0 ? wait / waited * 1e3 : Double.NaN, 2),
-                    fmt(intervalP99(before, now, "tailor_nbd_fair_dispatch_wait_seconds", "export", e) * 1e3, 2)));
+                    fmt(waitP99(waited, before, now, "tailor_nbd_fair_dispatch_wait_seconds", "export", e) * 1e3, 2)));
         }
         List<String> doors = new ArrayList<>();
         for (String d : now.labelValues("tailor_nbd_fair_dispatch_depth", "backend")) {
@@ -606,6 +606,16 @@ public final class NbdTop {
         return now.histogram(histogram, labelPairs)
                 .minus(before.histogram(histogram, labelPairs))
                 .quantile(0.99);
+    }
+
+    /**
+     * {@link #intervalP99} of a wait histogram, NaN when {@code waited} (the requests that waited in the interval,
+     * as the mean beside it counts them) is none: nothing waited, so no wait to show, as the mean shows none, rather
+     * than the 0 of those sent on at once. With some waiting, the P99 may still be 0 (fewer than 1 % waited).
+     */
+    private static double waitP99(
+            double waited, MetricsText before, MetricsText now, String histogram, String... labelPairs) {
+        return waited > 0 ? intervalP99(before, now, histogram, labelPairs) : Double.NaN;
     }
 
     private static double delta(MetricsText before, MetricsText now, String name, String... labelPairs) {
