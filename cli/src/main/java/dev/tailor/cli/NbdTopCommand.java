@@ -50,7 +50,8 @@ final class NbdTopCommand implements Callable<Integer> {
             required = true,
             description = "The server's metrics endpoint:"
                     + " http://HOST:PORT/metrics, or HOST:PORT for that (what tailor nbd serve --metrics-listen prints);"
-                    + " HOST:PORT/PATH is http://HOST:PORT/PATH.")
+                    + " HOST:PORT/PATH is http://HOST:PORT/PATH; :PORT is 127.0.0.1:PORT, as tailor nbd serve"
+                    + " --metrics-listen takes it.")
     String metrics;
 
     @Option(

@@ -250,12 +250,115 @@ class NbdTopCommandTest {
         assertThat(String.join("\n", lines)).doesNotContain("(life)").doesNotContain("30,000");
     }
 
+    @Test
+    void frame_doorsWaitsWhenNothingWaited_meanAndP99BothDash_whenSomethingWaited_bothNumbers() {
+        // Was: "–" for the mean beside "0.00" for the P99 when requests passed the door and none waited there.
+        // In 2 s: idle, 200 through, none waited (all in the 0 bucket); rare, 400 through, 1 waited 1.5 ms (the
+        // P99 falls among those let through at once: 0, but something waited, so numbers).
+        String labelsIdle = "backend=\"device:259:1\",export=\"idle\"";
+        String labelsRare = "backend=\"device:259:1\",export=\"rare\"";
+        String before = """
+                tailor_nbd_fair_dispatch_export_requests_total{%1$s} 100
+                tailor_nbd_fair_dispatch_export_waited_total{%1$s} 0
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{%1$s} 0.0
+                tailor_nbd_fair_dispatch_export_requests_total{%2$s} 100
+                tailor_nbd_fair_dispatch_export_waited_total{%2$s} 0
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{%2$s} 0.0
+                tailor_nbd_fair_dispatch_waiting{backend="device:259:1"} 0
+                tailor_nbd_fair_dispatch_outstanding{backend="device:259:1"} 0
+                tailor_nbd_fair_dispatch_depth{backend="device:259:1"} 8
+                """.formatted(labelsIdle, labelsRare)
+                + waitHistogram(
+                        "tailor_nbd_fair_dispatch_wait_seconds",
+                        labelsIdle,
+                        0,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100)
+                + waitHistogram(
+                        "tailor_nbd_fair_dispatch_wait_seconds",
+                        labelsRare,
+                        0,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100,
+                        100);
+        String now = """
+                tailor_nbd_fair_dispatch_export_requests_total{%1$s} 300
+                tailor_nbd_fair_dispatch_export_waited_total{%1$s} 0
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{%1$s} 0.0
+                tailor_nbd_fair_dispatch_export_requests_total{%2$s} 500
+                tailor_nbd_fair_dispatch_export_waited_total{%2$s} 1
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{%2$s} 0.0015
+                tailor_nbd_fair_dispatch_waiting{backend="device:259:1"} 0
+                tailor_nbd_fair_dispatch_outstanding{backend="device:259:1"} 0
+                tailor_nbd_fair_dispatch_depth{backend="device:259:1"} 8
+                """.formatted(labelsIdle, labelsRare)
+                + waitHistogram(
+                        "tailor_nbd_fair_dispatch_wait_seconds",
+                        labelsIdle,
+                        0,
+                        300,
+                        300,
+                        300,
+                        300,
+                        300,
+                        300,
+                        300,
+                        300,
+                        300,
+                        300)
+                + waitHistogram(
+                        "tailor_nbd_fair_dispatch_wait_seconds",
+                        labelsRare,
+                        0.0015,
+                        499,
+                        499,
+                        500,
+                        500,
+                        500,
+                        500,
+                        500,
+                        500,
+                        500,
+                        500);
+        List<String> lines = NbdTop.frame(
+                "http://x/metrics",
+                MetricsText.parse(before),
+                MetricsText.parse(now),
+                2.0,
+                Instant.parse("2026-12-02T04:00:00Z"),
+                10);
+        assertThat(lines).anyMatch(l -> l.matches("\\s+idle\\s+device:259:1\\s+100\\.0\\s+0\\.0 %\\s+–\\s+–"));
+        assertThat(lines)
+                .anyMatch(l -> l.matches("\\s+rare\\s+device:259:1\\s+200\\.0\\s+0\\.3 %\\s+1\\.50\\s+0\\.00"));
+    }
+
     /** Admission's counters and wait histogram for the exports disk and copy, {@code disk} its wait's buckets. */
     private static String admission(
             long requests, long hot, long queued, double waitSeconds, double waitSum, long... disk) {
+        return admissionWithCopy(50, requests, hot, queued, waitSeconds, waitSum, disk);
+    }
+
+    /** As {@link #admission}, with {@code copy} requests to copy since the start, every one admitted at once. */
+    private static String admissionWithCopy(
+            long copy, long requests, long hot, long queued, double waitSeconds, double waitSum, long... disk) {
         return """
                 tailor_nbd_requests_total{export="disk",operation="read"} %d
-                tailor_nbd_requests_total{export="copy",operation="read"} 50
+                tailor_nbd_requests_total{export="copy",operation="read"} %d
                 tailor_nbd_admission_admitted_total %d
                 tailor_nbd_admission_waiting 0
                 tailor_nbd_admission_export_requests_total{export="disk"} %d
@@ -263,25 +366,45 @@ class NbdTopCommandTest {
                 tailor_nbd_admission_export_queued_total{export="disk"} %d
                 tailor_nbd_admission_export_queue_wait_seconds_total{export="disk"} %s
                 tailor_nbd_admission_export_queue_wait_max_seconds{export="disk"} 30.0
-                tailor_nbd_admission_export_requests_total{export="copy"} 50
+                tailor_nbd_admission_export_requests_total{export="copy"} %d
                 tailor_nbd_admission_export_queued_total{export="copy"} 0
                 tailor_nbd_admission_export_queue_wait_seconds_total{export="copy"} 0.0
-                """.formatted(requests, requests + 50, requests, hot, queued, waitSeconds)
+                """.formatted(requests, copy, requests + copy, requests, hot, queued, waitSeconds, copy)
                 + waitHistogram("tailor_nbd_admission_wait_seconds", "export=\"disk\"", waitSum, disk)
                 + waitHistogram(
                         "tailor_nbd_admission_wait_seconds",
                         "export=\"copy\"",
                         0,
-                        50,
-                        50,
-                        50,
-                        50,
-                        50,
-                        50,
-                        50,
-                        50,
-                        50,
-                        50);
+                        copy,
+                        copy,
+                        copy,
+                        copy,
+                        copy,
+                        copy,
+                        copy,
+                        copy,
+                        copy,
+                        copy);
+    }
+
+    @Test
+    void frame_admissionsWaitsWhenNoneQueued_meanAndP99BothDash() {
+        // Was: "–" for the mean beside "0.00" for the P99 when requests came and none queued. In 2 s, 100 more to
+        // copy, all admitted at once: both "–"; disk's 200, 10 of them queued: both numbers.
+        String before =
+                admissionWithCopy(50, 1000, 100, 100, 31.0, 31.0, 900, 900, 950, 990, 990, 990, 995, 995, 999, 1000);
+        String now = admissionWithCopy(
+                150, 1200, 110, 110, 31.03, 31.03, 1090, 1090, 1146, 1190, 1190, 1190, 1195, 1195, 1199, 1200);
+        List<String> lines = NbdTop.frame(
+                "http://x/metrics",
+                MetricsText.parse(before),
+                MetricsText.parse(now),
+                2.0,
+                Instant.parse("2026-12-02T04:00:00Z"),
+                10);
+        assertThat(lines).anyMatch(l -> l.matches("\\s+copy\\s+50\\.0\\s+–\\s+0\\.0 %\\s+–\\s+–\\s+0\\.0"));
+        assertThat(lines)
+                .anyMatch(l -> l.matches("\\s+disk\\s+100\\.0\\s+5\\.0 %\\s+5\\.0 %\\s+3\\.00\\s+3\\.45\\s+0\\.0"));
     }
 
     @Test
@@ -424,6 +547,41 @@ class NbdTopCommandTest {
         PlanCommandTest.Result down = tailor("nbd", "top", "--metrics", "127.0.0.1:9/metrics", "--once");
         assertThat(down.exitCode()).isEqualTo(1);
         assertThat(down.err()).contains("--metrics: cannot read http://127.0.0.1:9/metrics (connection refused;");
+    }
+
+    @Test
+    void metrics_colonPort_isTheLoopbackAddressAsServeTakesIt() throws Exception {
+        // Was: exit 2 for ":19470", the value tailor nbd serve --metrics-listen takes (and binds on 127.0.0.1).
+        assertThat(NbdTop.uri(":19470")).hasToString("http://127.0.0.1:19470/metrics");
+        assertThat(NbdTop.uri(":19470/metrics")).hasToString("http://127.0.0.1:19470/metrics");
+        PlanCommandTest.Result zero = tailor("nbd", "top", "--metrics", ":0", "--once");
+        assertThat(zero.exitCode()).isEqualTo(2);
+        assertThat(zero.err()).contains("--metrics: \":0\": port 0 (expected: a port in [1, 65535]");
+        PlanCommandTest.Result bad = tailor("nbd", "top", "--metrics", ":x");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--metrics: \":x\" (expected: ").contains(":PORT for 127.0.0.1:PORT");
+        assertThat(tailor("nbd", "top", "--help").out().replaceAll("\\s+", " "))
+                .contains(":PORT is 127.0.0.1:PORT, as tailor nbd serve --metrics-listen takes it");
+        // A server given ":0" (:PORT, port 0 a free one) is read with ":" and the port it got.
+        String yaml = """
+                address: 127.0.0.1
+                port: 0
+                loop:
+                  metricsListen: ":0"
+                exports:
+                  - name: disk
+                    file: disk.img
+                    size: 1MiB
+                """;
+        try (NbdServer server = NbdServer.start(NbdConfigFiles.parse(yaml, "test.yaml", dir))) {
+            PlanCommandTest.Result top = tailor(
+                    "nbd", "top", "--metrics", ":" + server.metricsAddress().getPort(), "--once", "--interval", "0.1");
+            assertThat(top.exitCode()).as(top.err()).isZero();
+            assertThat(top.out())
+                    .startsWith("tailor nbd top · http://127.0.0.1:"
+                            + server.metricsAddress().getPort() + "/metrics")
+                    .containsPattern("\\n\\s+disk\\s+0\\s+");
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tailor.lab;
 
 import dev.tailor.common.IoErrors;
+import dev.tailor.nbd.config.LoopSettings;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -33,6 +34,8 @@ public final class NbdTop {
     /** HOST:PORT/PATH without a scheme, as curl takes it: http is meant. */
     private static final Pattern HOST_PORT_PATH =
             Pattern.compile("^(\\[[0-9a-fA-F:.]+]|[A-Za-z0-9.-]+):(\\d{1,5})/[^\\s]*$");
+    /** :PORT or :PORT/PATH, as {@code tailor nbd serve --metrics-listen} takes it: its loopback address. */
+    private static final Pattern PORT_ONLY = Pattern.compile("^:\\d{1,5}(/[^\\s]*)?$");
     /** How a frame shows the time of a reading. */
     public static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
@@ -43,10 +46,14 @@ public final class NbdTop {
 
     /**
      * {@code --metrics}: a URL, HOST:PORT for {@code http://HOST:PORT/metrics}, or HOST:PORT/PATH for {@code
-     * http://HOST:PORT/PATH}.
+     * http://HOST:PORT/PATH}; :PORT and :PORT/PATH are on the host {@code tailor nbd serve --metrics-listen} binds
+     * :PORT to, its loopback address ({@link LoopSettings#DEFAULT_HOST}), so the same value reads the server.
      */
     public static URI uri(String value) {
         String v = value == null ? "" : value.strip();
+        if (PORT_ONLY.matcher(v).matches()) {
+            v = LoopSettings.DEFAULT_HOST + v;
+        }
         if (HOST_PORT.matcher(v).matches()) {
             v = "http://" + v + "/metrics";
         } else if (HOST_PORT_PATH.matcher(v).matches()) {
@@ -72,8 +79,9 @@ public final class NbdTop {
             // named below
         }
         throw new LabException("--metrics: \"" + value + "\" (expected: http://HOST:PORT/metrics or HOST:PORT, the"
-                + " address tailor nbd serve --metrics-listen prints; also HOST:PORT/PATH for http://HOST:PORT/PATH, or"
-                + " any http:// or https:// URL)");
+                + " address tailor nbd serve --metrics-listen prints; :PORT for " + LoopSettings.DEFAULT_HOST
+                + ":PORT, as serve takes it; also HOST:PORT/PATH for http://HOST:PORT/PATH, or any http:// or https://"
+                + " URL)");
     }
 
     /** One reading: the text (null when it failed, with why), and when it was taken. */
@@ -292,7 +300,7 @@ public final class NbdTop {
                                 requests),
                         percent(queued, requests),
                         fmt(queued > 0 ? wait / queued * 1e3 : Double.NaN, 2),
-                        fmt(intervalP99(before, now, "tailor_nbd_admission_wait_seconds", "export", e) * 1e3, 2),
+                        fmt(waitP99(queued, before, now, "tailor_nbd_admission_wait_seconds", "export", e) * 1e3, 2),
                         fmt(
                                 zeroIfAbsent(delta(
                                                 before, now, "tailor_nbd_admission_export_refused_total", "export", e))
@@ -444,7 +452,7 @@ public final class NbdTop {
      * The fair dispatch section (docs/nbd.md, "Fair dispatch"): per export its door (the backend), READs and WRITEs
      * reaching the door per second, the share of them that waited there, their mean wait over the interval (the
      * wait of those let through after waiting, over those that waited) and the P99 wait over the interval (of every
-     * one let through, 0 for those let through at once); titled with each door's waiting and outstanding requests
+     * one let through, 0 for those let through at once; "–" as the mean when none waited); titled with each door's waiting and outstanding requests
      * now against its depth.
      */
     static List<String> fairDispatch(MetricsText before, MetricsText now, double elapsedSeconds) {
@@ -464,7 +472,7 @@ public final class NbdTop {
                     fmt(requests / elapsedSeconds, 1),
                     percent(waited, requests),
                     fmt(waited > 0 ? wait / waited * 1e3 : Double.NaN, 2),
-                    fmt(intervalP99(before, now, "tailor_nbd_fair_dispatch_wait_seconds", "export", e) * 1e3, 2)));
+                    fmt(waitP99(waited, before, now, "tailor_nbd_fair_dispatch_wait_seconds", "export", e) * 1e3, 2)));
         }
         List<String> doors = new ArrayList<>();
         for (String d : now.labelValues("tailor_nbd_fair_dispatch_depth", "backend")) {
@@ -598,6 +606,16 @@ public final class NbdTop {
         return now.histogram(histogram, labelPairs)
                 .minus(before.histogram(histogram, labelPairs))
                 .quantile(0.99);
+    }
+
+    /**
+     * {@link #intervalP99} of a wait histogram, NaN when {@code waited} (the requests that waited in the interval,
+     * as the mean beside it counts them) is none: nothing waited, so no wait to show, as the mean shows none, rather
+     * than the 0 of those sent on at once. With some waiting, the P99 may still be 0 (fewer than 1 % waited).
+     */
+    private static double waitP99(
+            double waited, MetricsText before, MetricsText now, String histogram, String... labelPairs) {
+        return waited > 0 ? intervalP99(before, now, histogram, labelPairs) : Double.NaN;
     }
 
     private static double delta(MetricsText before, MetricsText now, String name, String... labelPairs) {
