@@ -33,10 +33,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * JSON in and out for the CLI: one strict mapper ({@link StrictReader#json()}), errors that name the
@@ -80,8 +82,11 @@ final class Json {
         }
     }
 
-    /** Reads {@code file} as a {@code type}; a missing or malformed file is a {@link CliException}. */
-    static <T> Document<T> read(Path file, Class<T> type, String what) {
+    /**
+     * Reads {@code file} as a {@code type} and checks it with {@code check}; a missing or malformed file, or one
+     * with problems, is a {@link CliException} naming them all ({@link #read(String, Class, String, Function)}).
+     */
+    static <T> Document<T> read(Path file, Class<T> type, String what, Function<T, List<FieldProblem>> check) {
         String source = what + " " + file;
         if (Files.isDirectory(file)) {
             throw new CliException(source + ": is a directory (expected: a JSON file)");
@@ -96,28 +101,44 @@ final class Json {
         } catch (IOException e) {
             throw new CliException(source + ": cannot read (" + IoErrors.reason(e) + ")", e);
         }
-        return read(text, type, source);
+        return read(text, type, source, check);
+    }
+
+    /** Reads {@code text} as a {@code type} ({@link #read(String, Class, String, Function)}, nothing more checked). */
+    static <T> Document<T> read(String text, Class<T> type, String source) {
+        return read(text, type, source, value -> List.of());
     }
 
     /**
-     * Reads {@code text} as a {@code type}; {@code source} names it in error messages, which read as
-     * every reader's of the project ({@link StrictReader#problem}): {@code SOURCE: field: value as
-     * written (expected: ...) at line N}, the line of the field's own key.
+     * Reads {@code text} as a {@code type} and checks it with {@code check}; {@code source} names it in error
+     * messages, which read as every reader's of the project ({@link StrictReader#problem}): {@code SOURCE: field:
+     * value as written (expected: ...) at line N}, the line of the field's own key. Every unknown field and every
+     * problem {@code check} finds are told at once, in the order of their lines; a syntax error or a value of the
+     * wrong type stops the read and is told alone.
      */
-    static <T> Document<T> read(String text, Class<T> type, String source) {
+    static <T> Document<T> read(String text, Class<T> type, String source, Function<T, List<FieldProblem>> check) {
         Locations locations = Locations.of(MAPPER, text);
+        StrictReader.UnknownFields unknown = new StrictReader.UnknownFields();
+        T value;
         try {
-            T value = MAPPER.readValue(text, type);
-            if (value == null) {
-                throw new CliException(source + ": null (expected: a JSON object)");
-            }
-            return new Document<>(value, source, locations);
+            value = unknown.reader(MAPPER, type).readValue(text);
         } catch (JacksonException e) {
             if (StrictReader.empty(e)) {
                 throw new CliException(source + ": empty (expected: a JSON object)", e);
             }
             throw new CliException(source + ": " + describe(e, locations), e);
         }
+        if (value == null) {
+            throw new CliException(source + ": null (expected: a JSON object)");
+        }
+        List<Problem> problems = new ArrayList<>(unknown.problems());
+        for (FieldProblem p : check.apply(value)) {
+            problems.add(new Problem(p.path(), p.value(), p.expected()));
+        }
+        if (!problems.isEmpty()) {
+            throw new CliException(locations.report(source, problems));
+        }
+        return new Document<>(value, source, locations);
     }
 
     /**

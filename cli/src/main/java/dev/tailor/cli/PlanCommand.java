@@ -8,6 +8,7 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.InvalidSnapshotException;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Snapshot;
+import dev.tailor.heart.SnapshotValidator;
 import dev.tailor.heart.controller.IstioRules;
 import dev.tailor.heart.controller.PlanJson;
 import dev.tailor.heart.controller.PlanTable;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -353,7 +355,14 @@ final class PlanCommand implements Callable<Integer> {
         Json.Document<Snapshot> document = null;
         if (input.snapshot != null) {
             source = input.snapshot.toString();
-            document = read(input.snapshot, Snapshot.class, "snapshot", FileKinds.Kind.SNAPSHOT, SNAPSHOT_FIELDS);
+            // Every problem at once: unknown fields with the others, each at its line, numbers as written.
+            document = read(
+                    input.snapshot,
+                    Snapshot.class,
+                    "snapshot",
+                    FileKinds.Kind.SNAPSHOT,
+                    SNAPSHOT_FIELDS,
+                    SnapshotValidator::check);
             snapshot = document.value();
         } else {
             String example = input.example == null ? Examples.DEFAULT : input.example;
@@ -367,13 +376,14 @@ final class PlanCommand implements Callable<Integer> {
         AtpmState previous = AtpmState.EMPTY;
         boolean firstRound = false;
         if (state != null && Files.exists(state)) {
-            Json.Document<AtpmState> read = read(
-                    state, AtpmState.class, "state", FileKinds.Kind.STATE, "the state file heart plan --state writes");
-            previous = read.value();
-            List<FieldProblem> problems = previous.fieldProblems();
-            if (!problems.isEmpty()) {
-                throw new CliException(read.report(problems));
-            }
+            previous = read(
+                            state,
+                            AtpmState.class,
+                            "state",
+                            FileKinds.Kind.STATE,
+                            "the state file heart plan --state writes",
+                            AtpmState::fieldProblems)
+                    .value();
         } else if (state != null) {
             firstRound = true;
         }
@@ -472,13 +482,19 @@ final class PlanCommand implements Callable<Integer> {
     private static final String SNAPSHOT_FIELDS = "a snapshot: windowSeconds, nodes, replicas, calls, delays";
 
     /**
-     * {@link Json#read(Path, Class, String)}; a file it refuses that looks like another kind of file (a state
-     * file given as the snapshot) is said to be one, with the option that takes it, instead of its fields.
+     * {@link Json#read(Path, Class, String, Function)}; a file it refuses that looks like another
+     * kind of file (a state file given as the snapshot) is said to be one, with the option that takes it, instead
+     * of its fields.
      */
     private static <T> Json.Document<T> read(
-            Path file, Class<T> type, String what, FileKinds.Kind kind, String expected) {
+            Path file,
+            Class<T> type,
+            String what,
+            FileKinds.Kind kind,
+            String expected,
+            Function<T, List<FieldProblem>> check) {
         try {
-            return Json.read(file, type, what);
+            return Json.read(file, type, what, check);
         } catch (CliException e) {
             String wrong = Files.isRegularFile(file) ? FileKinds.wrongKind(file, kind, expected) : null;
             if (wrong == null) {

@@ -509,14 +509,54 @@ class PlanCommandTest {
                         + "  calls[0].byCallerNode.w2: -2 (expected: requests per second in [0, 1e9]) at line 20\n"
                         + "  delays[1].millis: 1e9 (expected: a one-way delay in ms in [0, 3.6e6]) at line 23\n");
 
+        // An unknown field is told at its key, with the file's other problems.
         Path unknown =
                 write("unknown.json", pretty.replace("\"cpuCores\": 0.5,", "\"cpuCores\": 0.5,\n      \"cpu\": 1,"));
         r = tailor("heart", "plan", "--snapshot", unknown.toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err())
-                .isEqualTo(
-                        "tailor: snapshot " + unknown + ": replicas[0].cpu: unknown field (expected one of component,"
-                                + " cpuCores, cpuLimitCores, node, pod, ready, requestsPerSecond) at line 14\n");
+                .isEqualTo("tailor: snapshot " + unknown + ": 4 problems:\n"
+                        + "  nodes[0].cpuCores: -4 (expected: cores in (0, 1e6], or absent) at line 4\n"
+                        + "  replicas[0].cpu: unknown field (expected one of component, cpuCores, cpuLimitCores, node,"
+                        + " pod, ready, requestsPerSecond) at line 14\n"
+                        + "  calls[0].byCallerNode.w2: -2 (expected: requests per second in [0, 1e9]) at line 21\n"
+                        + "  delays[1].millis: 1e9 (expected: a one-way delay in ms in [0, 3.6e6]) at line 24\n");
+    }
+
+    @Test
+    void plan_snapshotWithUnknownFields_toldWithEveryOtherProblem_inOneError() throws IOException {
+        // Was only "replicas[0].rps: unknown field ...": the other problems came one fix later.
+        String replica = " (expected one of component, cpuCores, cpuLimitCores, node, pod, ready, requestsPerSecond)";
+        Path file = write("b1.json", """
+                {
+                  "windowSeconds": 30,
+                  "nodes": [
+                    {"name": "w1", "cpuCores": 4},
+                    {"name": "w1", "cpuCores": -2}
+                  ],
+                  "replicas": [
+                    {"pod": "a-1", "rps": 3, "component": "a", "node": "w1", "ready": true, "cpuCores": -4},
+                    {"pod": "a-1", "component": "a", "node": "w9", "ready": true, "cpuCores": 0.1, "colour": "red"}
+                  ],
+                  "calls": [],
+                  "delays": [],
+                  "extra": 1
+                }
+                """);
+        Result r = tailor("heart", "plan", "--snapshot", file.toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err())
+                .isEqualTo("tailor: snapshot " + file + ": 8 problems:\n"
+                        + "  nodes[1].name: \"w1\" is a duplicate (expected: unique node names) at line 5\n"
+                        + "  nodes[1].cpuCores: -2 (expected: cores in (0, 1e6], or absent) at line 5\n"
+                        + "  replicas[0].rps: unknown field" + replica + " at line 8\n"
+                        + "  replicas[0].cpuCores: -4 (expected: cores in [0, 1e6], or absent for no data) at line 8\n"
+                        + "  replicas[1].colour: unknown field" + replica + " at line 9\n"
+                        + "  replicas[1].pod: \"a-1\" is a duplicate (expected: unique pod names) at line 9\n"
+                        + "  replicas[1].node: \"w9\" is not a node of this snapshot (expected: one of [w1]) at line 9\n"
+                        + "  extra: unknown field (expected one of calls, delays, nodes, replicas, windowSeconds) at line"
+                        + " 13\n");
     }
 
     @Test
@@ -602,6 +642,22 @@ class PlanCommandTest {
                         + " at line 1\n"
                         + "  groups.a.w1.alpha: 5 (expected: a number in (0, 1]) at line 2\n");
         assertThat(Files.readString(state)).isEqualTo(before);
+    }
+
+    @Test
+    void plan_stateWithUnknownFields_toldWithEveryOtherProblem_inOneError() throws IOException {
+        Path state = write("state.json", """
+                {"rounds": 3, "round": 4, "groups": {"a": {"w1": {"loadCpuSecondsPerRequest": -1, "smoothedError": 0,
+                 "smoothedAbsoluteError": 0, "alfa": 0.5, "alpha": 5, "measuredRounds": 3}}}}""");
+        Result r =
+                tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state", state.toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err())
+                .startsWith("tailor: state " + state + ": 4 problems:\n" + "  round: unknown field (expected one of ")
+                .contains("\n  groups.a.w1.loadCpuSecondsPerRequest: -1 (expected: CPU-seconds per request in [1e-9,"
+                        + " 1e6]) at line 1\n"
+                        + "  groups.a.w1.alfa: unknown field (expected one of ")
+                .endsWith(") at line 2\n  groups.a.w1.alpha: 5 (expected: a number in (0, 1]) at line 2\n");
     }
 
     @Test

@@ -11,10 +11,12 @@ import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
@@ -29,6 +31,7 @@ import com.fasterxml.jackson.databind.util.ClassUtil;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
@@ -50,7 +53,8 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  *
  * <p>Every reader of the project builds on {@link #json()} or {@link #yaml()} and words its errors
  * with {@link #problem}; what a document means (defaults, ranges, references) stays with its reader,
- * which reports all its problems at once.
+ * which reports all its problems at once. A reader that binds the text in one go reads on past unknown
+ * fields with {@link UnknownFields}, which collects them for that report instead of stopping at the first.
  *
  * <p>YAML's non-finite floats ({@code .nan}, {@code .inf}) are valid YAML that Jackson's number parser
  * refuses as "malformed"; {@link #nonFiniteValue} recognises them so readers can say "a finite number".
@@ -98,6 +102,63 @@ public final class StrictReader {
                 .addModule(NO_TEXT_FOR_FLOATS)
                 .addHandler(new ShowWrongStructure())
                 .build();
+    }
+
+    /**
+     * Unknown fields collected, not thrown: a read with {@link #reader} goes on past each unknown field (its value
+     * skipped) and records it as {@link #problem} would word it, {@code replicas[0].rps: unknown field (expected
+     * one of component, cpuCores, ...)}, so that its reader reports them with the document's other problems.
+     * They stay errors: a reader reports {@link #problems()} with the document's other problems, and does not go
+     * on with the value read while there is any. One instance per read.
+     */
+    public static final class UnknownFields extends DeserializationProblemHandler {
+
+        private final List<Problem> found = new ArrayList<>();
+
+        /** {@code mapper}'s reader for {@code type}, collecting the unknown fields here. */
+        public ObjectReader reader(ObjectMapper mapper, Class<?> type) {
+            return mapper.readerFor(type).withHandler(this);
+        }
+
+        /** The unknown fields read so far, in the order they were met, each with the known fields of its place. */
+        public List<Problem> problems() {
+            return List.copyOf(found);
+        }
+
+        @Override
+        public boolean handleUnknownProperty(
+                DeserializationContext context,
+                JsonParser parser,
+                JsonDeserializer<?> deserializer,
+                Object beanOrClass,
+                String name)
+                throws java.io.IOException {
+            found.add(new Problem(
+                    fieldPath(context, parser, name),
+                    Problem.UNKNOWN_FIELD,
+                    "one of " + sorted(deserializer == null ? List.of() : deserializer.getKnownPropertyNames())));
+            parser.skipChildren();
+            return true;
+        }
+
+        /**
+         * The path of unknown field {@code name}. Read as it comes, the parser stands at its value (inside it, at
+         * an array's or an object's start). A record's unknown fields are kept aside until its fields are all read
+         * and handed over again from that copy, which knows no path: the document's own parser then stands at the
+         * record's end (its holder's field or item is the record's path) or, when the record was complete early,
+         * at its next field's name.
+         */
+        private static String fieldPath(DeserializationContext context, JsonParser parser, String name) {
+            JsonParser document = context.getParser();
+            if (parser == document || document == null) {
+                JsonStreamContext at = parser.getParsingContext();
+                JsonToken value = parser.currentToken();
+                return path(value == JsonToken.START_ARRAY || value == JsonToken.START_OBJECT ? at.getParent() : at);
+            }
+            JsonStreamContext at = document.getParsingContext();
+            String record = path(document.currentToken() == JsonToken.FIELD_NAME ? at.getParent() : at);
+            return record.isEmpty() ? name : record + "." + name;
+        }
     }
 
     /**
