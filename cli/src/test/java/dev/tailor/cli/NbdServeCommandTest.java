@@ -414,7 +414,8 @@ class NbdServeCommandTest {
             assertThat(export.find()).isTrue();
             Pattern mechanisms = Pattern.compile(
                     "event loops: \\d+ on (epoll|io_uring|nio), fifo; segment admission: on \\(tailor\\), budget"
-                            + " 20,000 IOPS and 400 MB/s, reserve adaptive; fair dispatch: on, 1 door of depth 4, by finish"
+                            + " 20,000 IOPS and 400 MB/s, reserve adaptive, queue 65,536 per segment; fair dispatch: on,"
+                            + " 1 door of depth 4, by finish"
                             + " tag");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));

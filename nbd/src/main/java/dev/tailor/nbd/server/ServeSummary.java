@@ -111,6 +111,10 @@ public final class ServeSummary {
                                 + (server.admission().controller().config().adaptiveReserve()
                                         ? "adaptive"
                                         : server.admission().controller().reserveFraction())
+                                + String.format(
+                                        java.util.Locale.ROOT,
+                                        ", queue %,d per segment",
+                                        server.admission().controller().config().queueCapacityPerSegment())
                                 + switchedDepartures(
                                         admissionSettings.variant(),
                                         server.admission().controller().config()))

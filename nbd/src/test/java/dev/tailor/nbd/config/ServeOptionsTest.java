@@ -375,6 +375,74 @@ class ServeOptionsTest {
     }
 
     @Test
+    void admissionQueues_holdWhatClientsMayHaveOutstanding_andASmallerOneInTheConfigWinsWithAWarning()
+            throws Exception {
+        // Was: admission's own 64 requests a segment, while a connection may have 256 in flight: fio at iodepth 128
+        // on one disk (one segment of 32 GiB) had requests answered EIO within seconds.
+        NbdConfig options =
+                admissionOptions(null, "on", "50000", null, null).build().settings();
+        assertThat(options.admission().queueCapacityPerSegment()).as("not set").isNull();
+        assertThat(options.admission().toAdmissionConfig(options.limits()).queueCapacityPerSegment())
+                .as("maxInFlightRequestsPerConnection 256 × maxConnections 256")
+                .isEqualTo(65_536);
+        assertThat(queueSetup("{maxInFlightRequestsPerConnection: 32, maxConnections: 4}", "")
+                        .settings()
+                        .admission()
+                        .queueCapacityPerSegment(Limits.builder()
+                                .maxInFlightRequestsPerConnection(32)
+                                .maxConnections(4)
+                                .build()))
+                .as("follows the limits")
+                .isEqualTo(128);
+        for (String enough :
+                new String[] {"", ", queueCapacityPerSegment: 65536", ", queueCapacityPerSegment: 70000"}) {
+            assertThat(queueSetup("{}", enough).warnings()).as(enough).isEmpty();
+        }
+
+        ServeOptions.Setup small = queueSetup("{}", ", queueCapacityPerSegment: 64");
+        assertThat(small.settings()
+                        .admission()
+                        .toAdmissionConfig(small.settings().limits())
+                        .queueCapacityPerSegment())
+                .as("the config's value wins")
+                .isEqualTo(64);
+        assertThat(small.warnings())
+                .containsExactly("admission.queueCapacityPerSegment: 64 is fewer than the 65,536 requests clients may"
+                        + " have outstanding (limits.maxInFlightRequestsPerConnection 256 × limits.maxConnections"
+                        + " 256): once 64 requests wait for one segment, a client within those limits has the next"
+                        + " answered EIO, which a VM reports as a file system error; leave it out to queue them all,"
+                        + " or lower limits.maxInFlightRequestsPerConnection or limits.maxConnections (docs/nbd.md,"
+                        + " Admission)");
+        assertThat(queueSetup(
+                                "{maxInFlightRequestsPerConnection: 16, maxConnections: 4}",
+                                ", queueCapacityPerSegment: 64")
+                        .warnings())
+                .as("64 queues all that 4 connections of 16 can have outstanding")
+                .isEmpty();
+        assertThat(queueSetup("{maxInFlightRequestsPerConnection: 65536}", "").warnings())
+                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .startsWith("admission.queueCapacityPerSegment: 1,000,000 (the default: admission's largest queue) is"
+                        + " fewer than the 16,777,216 requests")
+                .endsWith("; lower limits.maxInFlightRequestsPerConnection or limits.maxConnections (docs/nbd.md,"
+                        + " Admission)");
+        Path off = Files.writeString(
+                dir.resolve("off.yaml"),
+                "admission: {queueCapacityPerSegment: 1}\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+        assertThat(admissionOptions(off, null, null, null, null).build().warnings())
+                .as("admission off: no queue")
+                .isEmpty();
+    }
+
+    /** The start of a config with {@code limits} and admission on with a budget and {@code more}. */
+    private ServeOptions.Setup queueSetup(String limits, String more) throws Exception {
+        Path config = Files.writeString(
+                dir.resolve("queue.yaml"),
+                "limits: " + limits + "\nadmission: {enabled: true, iops: 1000" + more
+                        + "}\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+        return admissionOptions(config, null, null, null, null).build();
+    }
+
+    @Test
     void admissionVariantWithAdmissionOff_isRefusedAsTheBudgetIs() throws Exception {
         for (String variant : new String[] {"paper", "tailor"}) {
             assertThatThrownBy(() ->
