@@ -207,6 +207,19 @@ public record ExportConfig(
         return problems;
     }
 
+    /**
+     * What tells two export files apart: the real path of {@code file} when it exists (links and {@code ..}
+     * followed), else its absolute path without {@code .} and {@code ..}.
+     */
+    static Path sameFileKey(Path file) {
+        Path absolute = file.toAbsolutePath();
+        try {
+            return absolute.toRealPath();
+        } catch (java.io.IOException | SecurityException e) {
+            return absolute.normalize();
+        }
+    }
+
     /** A builder with every field unset: {@link Builder#build} gives the defaults. */
     public static Builder builder() {
         return new Builder();
