@@ -208,7 +208,7 @@ public final class ServeSummary {
 
     private static String backend(BlockBackend backend, Path temporary) {
         if (backend instanceof FileBackend file) {
-            return "file " + file.file()
+            return "file " + ExportConfig.shownPath(file.file())
                     + (temporary != null && file.file().startsWith(temporary) ? " (temporary: removed on exit)" : "");
         }
         if (backend instanceof UpstreamBackend upstream) {
