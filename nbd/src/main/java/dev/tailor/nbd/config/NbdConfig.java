@@ -198,7 +198,7 @@ public record NbdConfig(
             String written = export.file().toString();
             problems.add(new Problem(
                     "exports[" + i + "].file",
-                    (written.equals(key.toString()) ? written : written + ", that is " + key) + ", is exports["
+                    (written.equals(key.toString()) ? written : written + ", that is " + key + ",") + " is exports["
                             + earlier + "].file too"
                             + (exports.get(earlier).name() == null
                                     ? ""

@@ -93,22 +93,25 @@ class NbdConfigTest {
                   - {name: four, file: new.raw, size: 1MiB}
                   - {name: five, file: ./new.raw, size: 1MiB}
                   - {name: six, file: other.raw, size: 1MiB}
+                  - {name: seven, file: %s}
                   - {name: up, upstream: {host: 127.0.0.1}}
                   - {name: up2, upstream: {host: 127.0.0.1}}
-                """.formatted(disk));
+                """.formatted(disk, disk));
 
         String expected = " (expected: a file no other export serves: writes through one export would change the"
                 + " other's disk under its clients)";
         assertThatThrownBy(() -> NbdConfigFiles.read(config))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage(config + ": 3 problems:\n"
+                .hasMessage(config + ": 4 problems:\n"
                         + "  exports[1].file: " + folder.resolve("../disk.raw") + ", that is " + disk
                         + ", is exports[0].file too (export one)" + expected + " at line 3\n"
                         + "  exports[2].file: " + folder.resolve("../link.raw") + ", that is " + disk
                         + ", is exports[0].file too (export one)" + expected + " at line 4\n"
                         + "  exports[4].file: " + folder.resolve("./new.raw") + ", that is "
                         + folder.resolve("new.raw") + ", is exports[3].file too (export four)" + expected
-                        + " at line 6");
+                        + " at line 6\n"
+                        + "  exports[6].file: " + disk + " is exports[0].file too (export one)" + expected
+                        + " at line 8");
         assertThat(folder.resolve("new.raw")).as("reading creates nothing").doesNotExist();
     }
 

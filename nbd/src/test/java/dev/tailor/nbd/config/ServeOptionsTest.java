@@ -233,17 +233,18 @@ class ServeOptionsTest {
                 .containsExactly("--file: " + image + " is a qcow2 image, served as its raw bytes: clients see the"
                         + " qcow2 format, not the disk in it, and their writes damage it (expected: a raw image;"
                         + " qemu-img convert -O raw " + image + " disk.raw makes one)");
+        Path copy = Files.copy(image, dir.resolve("copy.qcow2")); // one export per file
         Path config = Files.writeString(
                 dir.resolve("images.yaml"),
                 "exports:\n  - {name: a, size: 1MiB, file: a.img}\n  - {name: b, file: vm.qcow2}\n"
-                        + "  - {name: c, file: vm.qcow2, readOnly: true}\n");
+                        + "  - {name: c, file: copy.qcow2, readOnly: true}\n");
         assertThat(admissionOptions(config, null, null, null, null).build().warnings())
                 .satisfiesExactly(
                         w -> assertThat(w)
                                 .startsWith("exports[1].file: " + image + " is a qcow2 image, served as")
                                 .contains("their writes damage it"),
                         w -> assertThat(w)
-                                .startsWith("exports[2].file: " + image + " is a qcow2 image, served read-only as")
+                                .startsWith("exports[2].file: " + copy + " is a qcow2 image, served read-only as")
                                 .doesNotContain("writes"));
         Path raw = Files.write(dir.resolve("vm.raw"), new byte[4096]);
         ServeOptions plain = new ServeOptions(
