@@ -213,9 +213,10 @@ public final class FileBackend implements BlockBackend {
 
     /**
      * Takes the advisory lock that keeps two servers from serving one file, on all of it: exclusive for a writable
-     * export, shared for a read-only one (servers may share a file read-only, not with a writer). It is held on {@code channel}, the file's first descriptor, until the backend closes (the JVM's locks are
-     * POSIX record locks, which the process loses when it closes any descriptor of the file: this backend closes
-     * its descriptors only when it stops serving). qemu's locks on the same file conflict with it too.
+     * export, shared for a read-only one (servers may share a file read-only, not with a writer). It is held on
+     * {@code channel}, the file's first descriptor, until the backend closes (the JVM's locks are POSIX record
+     * locks, which the process loses when it closes any descriptor of the file: this backend closes its descriptors
+     * only when it stops serving). qemu's locks on the same file conflict with it too.
      *
      * @throws FileInUseException when another process holds a conflicting lock, or this process serves the file
      *                            already

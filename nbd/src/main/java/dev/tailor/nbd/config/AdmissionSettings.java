@@ -45,7 +45,7 @@ import java.util.List;
  *                                   default limits, at most 1,000,000: a client within the server's
  *                                   limits is never refused; {@link #queueCapacityPerSegment(Limits)}).
  *                                   Not admission's own default, 64, which the storage simulator keeps:
- *                                   a real client keeps a queue depth of 128 or more on one segment, and
+ *                                   a real client may keep a queue depth of 128 or more on one segment, and
  *                                   a VM answered EIO reports file system errors
  * @param iops                       the budget in 4 KiB I/Os per second, reads and writes together,
  *                                   1 to 10⁸ (default none); {@code --admission-iops}
