@@ -111,6 +111,37 @@ class NbdServeCommandTest {
     }
 
     @Test
+    void aFileAnotherServerServes_exitsWith1NamingTheFile_andTheBannerShowsTheNormalPath() throws Exception {
+        // Was: two servers of one file both started, writes through one appearing in the other; the banner showed
+        // the path as given, sub/../disk.raw.
+        Path disk = Files.write(dir.resolve("disk.raw"), new byte[1 << 20]);
+        Files.createDirectory(dir.resolve("sub"));
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process =
+                serve(out, err, "--file", dir.resolve("sub/../disk.raw").toString(), "--listen", "127.0.0.1:0");
+        try {
+            awaitLine(
+                    out,
+                    Pattern.compile("nbd://127\\.0\\.0\\.1:\\d+/disk  1MiB, read-write, tenant default, file "
+                            + Pattern.quote(disk.toString()) + "$"));
+            String second = secondServer("second", "--file", disk.toString(), "--listen", "127.0.0.1:0");
+            assertThat(second)
+                    .contains("export disk: cannot get a write lock on " + disk + ": another process holds a lock on it"
+                            + " (another tailor nbd serve, or qemu using it); two servers of one file write over each"
+                            + " other's data (expected: a file no other process is serving; stop the other, or serve"
+                            + " a copy of " + disk + ")");
+            assertThat(secondServer("reader", "--file", disk.toString(), "--read-only", "--listen", "127.0.0.1:0"))
+                    .contains("cannot get a shared lock on " + disk + ": another process holds a write lock on it");
+            assertThat(process.isAlive()).as("the first server serves on").isTrue();
+        } finally {
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
     void help_givesTheSlowWindowAsTheParserTakesIt() {
         // Whole seconds in [2, 86400]: what ServeOptions.parseSlowWindow accepts (1.5 is refused, below).
         String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
@@ -414,7 +445,8 @@ class NbdServeCommandTest {
             assertThat(export.find()).isTrue();
             Pattern mechanisms = Pattern.compile(
                     "event loops: \\d+ on (epoll|io_uring|nio), fifo; segment admission: on \\(tailor\\), budget"
-                            + " 20,000 IOPS and 400 MB/s, reserve adaptive; fair dispatch: on, 1 door of depth 4, by finish"
+                            + " 20,000 IOPS and 400 MB/s, reserve adaptive, queue 65,536 per segment; fair dispatch: on,"
+                            + " 1 door of depth 4, by finish"
                             + " tag");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
@@ -508,6 +540,27 @@ class NbdServeCommandTest {
             assertThat(fromConfig.exitCode()).isEqualTo(1);
             assertThat(fromConfig.err())
                     .contains("address and port (or --listen): cannot listen on 127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+
+    /**
+     * The standard error of a child {@code tailor nbd serve ARGS} that is expected to fail at start, once it has
+     * exited 1; a child that serves instead (its banner's first line) fails the test at once and is stopped.
+     */
+    private String secondServer(String name, String... args) throws Exception {
+        Path out = dir.resolve(name + ".out");
+        Path err = dir.resolve(name + ".err");
+        Process process = serve(out, err, args);
+        try {
+            Await.until(name + " exits or serves", () -> !process.isAlive() || awaitLineIfAny(out, "tailor: serving "));
+            assertThat(process.isAlive())
+                    .as("%s serves the file too: %s", name, Files.readString(out))
+                    .isFalse();
+            assertThat(process.exitValue()).as(Files.readString(err)).isEqualTo(1);
+            return Files.readString(err);
+        } finally {
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.tailor.nbd.backend;
 
 import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.BlockSizes;
@@ -13,6 +14,8 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -29,6 +32,10 @@ import java.util.concurrent.RejectedExecutionException;
  * before it durable, from any connection (hence {@code NBD_FLAG_CAN_MULTI_CONN}). A write with
  * {@code FUA} goes through a second descriptor of the same file opened with {@code O_DSYNC}, so it is
  * durable when {@code pwrite} returns, without flushing the rest of the file.
+ *
+ * <p>While it serves the file it holds an advisory lock on it, exclusive when writable and shared when
+ * read-only, so that a second server of the same file fails to start instead of writing over this one's
+ * data ({@link FileInUseException}).
  *
  * <p>A request waits in the executor's queue until a thread takes it; one whose connection closed
  * meanwhile was dropped ({@link BlockRequest#claim}) and is skipped, so a dead client's queued
@@ -174,6 +181,12 @@ public final class FileBackend implements BlockBackend {
         FileChannel channel = readOnly
                 ? FileChannel.open(file, StandardOpenOption.READ)
                 : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            lock(channel, file, readOnly);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
         FileChannel durable = null;
         if (!readOnly) {
             try {
@@ -196,6 +209,43 @@ public final class FileBackend implements BlockBackend {
             }
         }
         return new FileBackend(file, size, readOnly, created, channel, durable, executor, ring, ringFd, alloc);
+    }
+
+    /**
+     * Takes the advisory lock that keeps two servers from serving one file, on all of it: exclusive for a writable
+     * export, shared for a read-only one (servers may share a file read-only, not with a writer). It is held on
+     * {@code channel}, the file's first descriptor, until the backend closes (the JVM's locks are POSIX record
+     * locks, which the process loses when it closes any descriptor of the file: this backend closes its descriptors
+     * only when it stops serving). qemu's locks on the same file conflict with it too.
+     *
+     * @throws FileInUseException when another process holds a conflicting lock, or this process serves the file
+     *                            already
+     */
+    private static void lock(FileChannel channel, Path file, boolean readOnly) throws IOException {
+        FileLock lock;
+        try {
+            lock = channel.tryLock(0, Long.MAX_VALUE, readOnly);
+        } catch (OverlappingFileLockException e) {
+            throw new FileInUseException(ExportConfig.shownPath(file) + " is served already by this process (another"
+                    + " export of the same file, or a link to it; expected: one export per file)");
+        }
+        if (lock == null) {
+            Path shown = ExportConfig.shownPath(file);
+            throw new FileInUseException("cannot get a " + (readOnly ? "shared" : "write") + " lock on " + shown
+                    + ": another process holds " + (readOnly ? "a write lock on it" : "a lock on it")
+                    + " (another tailor nbd serve, or qemu using it); two servers of one file write over each other's"
+                    + " data (expected: a file no other process is serving; stop the other, or serve a copy of "
+                    + shown + ")");
+        }
+    }
+
+    /** A file export's file is served by another process, or already by this one: the start fails (exit 1). */
+    public static final class FileInUseException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        FileInUseException(String message) {
+            super(message);
+        }
     }
 
     /**

@@ -40,7 +40,13 @@ import java.util.List;
  * @param segmentSize                bytes per segment (default 32 GiB)
  * @param blockSize                  bytes per logical block striped over the segments (default 1 MiB)
  * @param queueCapacityPerSegment    requests that may wait per segment before further ones fail
- *                                   with EIO (default 64)
+ *                                   with EIO (default: as many as the server lets clients have
+ *                                   outstanding, {@link Limits#maxRequestsInFlight()}, 65,536 with the
+ *                                   default limits, at most 1,000,000: a client within the server's
+ *                                   limits is never refused; {@link #queueCapacityPerSegment(Limits)}).
+ *                                   Not admission's own default, 64, which the storage simulator keeps:
+ *                                   a real client may keep a queue depth of 128 or more on one segment, and
+ *                                   a VM answered EIO reports file system errors
  * @param iops                       the budget in 4 KiB I/Os per second, reads and writes together,
  *                                   1 to 10⁸ (default none); {@code --admission-iops}
  * @param megabytesPerSecond         the budget in MB/s (10⁶ bytes per second) of large I/Os, reads and
@@ -110,8 +116,26 @@ public record AdmissionSettings(
         reserveFraction = reserveFraction == null ? d.reserveFraction() : reserveFraction;
         segmentSize = segmentSize == null ? new ByteSize(d.segmentSizeBytes()) : segmentSize;
         blockSize = blockSize == null ? new ByteSize(d.blockSizeBytes()) : blockSize;
-        queueCapacityPerSegment =
-                queueCapacityPerSegment == null ? d.queueCapacityPerSegment() : queueCapacityPerSegment;
+        // queueCapacityPerSegment stays null when not given: its default depends on the limits
+        // (queueCapacityPerSegment(Limits)).
+    }
+
+    /**
+     * The queue capacity per segment in use with {@code limits}: {@link #queueCapacityPerSegment} when given, else
+     * {@link #defaultQueueCapacityPerSegment}.
+     */
+    public int queueCapacityPerSegment(Limits limits) {
+        return queueCapacityPerSegment != null ? queueCapacityPerSegment : defaultQueueCapacityPerSegment(limits);
+    }
+
+    /**
+     * The default queue capacity per segment with {@code limits}: the most requests the clients can have
+     * outstanding ({@link Limits#maxRequestsInFlight()}), so that a segment's queue holds all of them and a client
+     * within the server's limits is never answered EIO for a full queue; at most admission's largest,
+     * {@value AdmissionConfig#MAX_QUEUE_CAPACITY}. Queues grow as requests wait: an empty one holds nothing.
+     */
+    public static int defaultQueueCapacityPerSegment(Limits limits) {
+        return (int) Math.max(0, Math.min(AdmissionConfig.MAX_QUEUE_CAPACITY, limits.maxRequestsInFlight()));
     }
 
     /** Whether the budget is given in IOPS and/or MB/s. */
@@ -120,13 +144,24 @@ public record AdmissionSettings(
     }
 
     /**
-     * The cost model and budget the controller runs with: admission's default model and
-     * {@code capacityCostUnitsPerSecond}, or the ones derived from {@code iops} and
-     * {@code megabytesPerSecond} (see the class description).
+     * {@link #toAdmissionConfig(Limits)} with the default limits: for what does not depend on them (the cost model,
+     * the budget, the departures); the server runs {@link #toAdmissionConfig(Limits)} with its own.
      *
      * @throws IllegalArgumentException naming the field when a value is out of range
      */
     public AdmissionConfig toAdmissionConfig() {
+        return toAdmissionConfig(Limits.DEFAULTS);
+    }
+
+    /**
+     * The configuration the controller runs with under {@code limits}: admission's default model and
+     * {@code capacityCostUnitsPerSecond}, or the ones derived from {@code iops} and
+     * {@code megabytesPerSecond} (see the class description); the queue capacity of
+     * {@link #queueCapacityPerSegment(Limits)}.
+     *
+     * @throws IllegalArgumentException naming the field when a value is out of range
+     */
+    public AdmissionConfig toAdmissionConfig(Limits limits) {
         AdmissionConfig base = switch (variant) {
             case VARIANT_TAILOR -> AdmissionConfig.DEFAULTS;
             case VARIANT_PAPER -> AdmissionConfig.PAPER;
@@ -146,7 +181,7 @@ public record AdmissionSettings(
                 .reserveFraction(reserveFraction)
                 .segmentSizeBytes(segmentSize.bytes())
                 .blockSizeBytes(blockSize.bytes())
-                .queueCapacityPerSegment(queueCapacityPerSegment)
+                .queueCapacityPerSegment(queueCapacityPerSegment(limits))
                 .build();
         Problem budget = budgetProblem();
         if (budget != null) {

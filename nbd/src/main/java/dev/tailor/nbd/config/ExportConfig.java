@@ -207,6 +207,37 @@ public record ExportConfig(
         return problems;
     }
 
+    /**
+     * {@code file} as messages and the banner show it: absolute, without {@code .} and {@code ..} where that names
+     * the same file (a folder before {@code ..} may be a link elsewhere), else its real path; as absolute as it can
+     * be when it cannot be looked at.
+     */
+    public static Path shownPath(Path file) {
+        Path absolute = file.toAbsolutePath();
+        Path normal = absolute.normalize();
+        if (normal.equals(absolute)) {
+            return absolute;
+        }
+        try {
+            return java.nio.file.Files.isSameFile(normal, absolute) ? normal : absolute.toRealPath();
+        } catch (java.io.IOException | SecurityException e) {
+            return java.nio.file.Files.exists(absolute) ? absolute : normal;
+        }
+    }
+
+    /**
+     * What tells two export files apart: the real path of {@code file} when it exists (links and {@code ..}
+     * followed), else its absolute path without {@code .} and {@code ..}.
+     */
+    static Path sameFileKey(Path file) {
+        Path absolute = file.toAbsolutePath();
+        try {
+            return absolute.toRealPath();
+        } catch (java.io.IOException | SecurityException e) {
+            return absolute.normalize();
+        }
+    }
+
     /** A builder with every field unset: {@link Builder#build} gives the defaults. */
     public static Builder builder() {
         return new Builder();

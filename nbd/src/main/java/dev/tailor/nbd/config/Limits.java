@@ -90,6 +90,15 @@ public record Limits(
         return (long) (idleTimeoutSeconds * 1e9);
     }
 
+    /**
+     * The most requests the server can have outstanding, {@code maxInFlightRequestsPerConnection} on each of
+     * {@code maxConnections} connections (65,536 by default): one export can have as many, since no limit is
+     * per export. A connection at its limit is not read from until a reply goes out.
+     */
+    public long maxRequestsInFlight() {
+        return (long) maxInFlightRequestsPerConnection * maxConnections;
+    }
+
     /** The maximum request size in bytes. */
     public int maxRequestBytes() {
         return (int) Math.min(maxRequestSize.bytes(), Integer.MAX_VALUE);

@@ -172,6 +172,40 @@ public record NbdConfig(
                 problems.add(new Problem("exports[" + i + "].name", quote(export.name()) + " is used twice", "unique"));
             }
         }
+        problems.addAll(sharedFileProblems());
+        return problems;
+    }
+
+    /**
+     * Exports of one file, each after the first: writes through one would change the other's disk under its
+     * clients. Files are compared by real path when they exist ({@code ..} and links followed), else by absolute
+     * path without {@code .} and {@code ..}; upstream exports have none. Two servers are kept apart by the lock
+     * each takes on its files at start.
+     */
+    List<Problem> sharedFileProblems() {
+        List<Problem> problems = new ArrayList<>();
+        java.util.Map<Path, Integer> first = new java.util.HashMap<>();
+        for (int i = 0; i < exports.size(); i++) {
+            ExportConfig export = exports.get(i);
+            if (export == null || export.file() == null) {
+                continue;
+            }
+            Path key = ExportConfig.sameFileKey(export.file());
+            Integer earlier = first.putIfAbsent(key, i);
+            if (earlier == null) {
+                continue;
+            }
+            String written = export.file().toString();
+            problems.add(new Problem(
+                    "exports[" + i + "].file",
+                    (written.equals(key.toString()) ? written : written + ", that is " + key + ",") + " is exports["
+                            + earlier + "].file too"
+                            + (exports.get(earlier).name() == null
+                                    ? ""
+                                    : " (export " + exports.get(earlier).name() + ")"),
+                    "a file no other export serves: writes through one export would change the other's disk under"
+                            + " its clients"));
+        }
         return problems;
     }
 

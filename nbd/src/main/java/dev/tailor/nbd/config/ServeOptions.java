@@ -298,6 +298,10 @@ public record ServeOptions(
         if (diskOrder != null) {
             warnings.add(diskOrder);
         }
+        String queue = shortQueueWarning(settings);
+        if (queue != null) {
+            warnings.add(queue);
+        }
         for (int i = 0; i < settings.exports().size(); i++) {
             String image = imageFormatWarning(
                     config == null ? "--file" : "exports[" + i + "].file",
@@ -422,6 +426,32 @@ public record ServeOptions(
                 + (given.size() == 1 ? "it weighs" : "they weigh") + " nothing; turn one on (--admission on or"
                 + " --fair-dispatch on, or admission.enabled or fairDispatch.enabled in the config) for a baseline"
                 + " to mean something";
+    }
+
+    /**
+     * The warning for admission on with segment queues shorter than what the clients may have outstanding
+     * ({@link Limits#maxRequestsInFlight()}), or {@code null}: a client within the server's limits can then be
+     * answered EIO, for a smaller {@code admission.queueCapacityPerSegment} in the config (or, without one, for
+     * limits beyond admission's largest queue).
+     */
+    static String shortQueueWarning(NbdConfig settings) {
+        AdmissionSettings admission = settings.admission();
+        Limits limits = settings.limits();
+        long outstanding = limits.maxRequestsInFlight();
+        int queue = admission.queueCapacityPerSegment(limits);
+        if (!admission.enabled() || queue >= outstanding) {
+            return null;
+        }
+        boolean given = admission.queueCapacityPerSegment() != null;
+        return "admission.queueCapacityPerSegment: " + AdmissionSettings.grouped(queue)
+                + (given ? "" : " (the default: admission's largest queue)")
+                + " is fewer than the " + AdmissionSettings.grouped(outstanding)
+                + " requests clients may have outstanding (limits.maxInFlightRequestsPerConnection "
+                + limits.maxInFlightRequestsPerConnection() + " × limits.maxConnections " + limits.maxConnections()
+                + "): once " + AdmissionSettings.grouped(queue) + " requests wait for one segment, a client"
+                + " within those limits has the next answered EIO, which a VM reports as a file system error; "
+                + (given ? "leave it out to queue them all, or lower" : "lower")
+                + " limits.maxInFlightRequestsPerConnection or limits.maxConnections (docs/nbd.md, Admission)";
     }
 
     /**

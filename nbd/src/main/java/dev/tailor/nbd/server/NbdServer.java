@@ -362,8 +362,7 @@ public final class NbdServer implements AutoCloseable {
                         .ioHandlerFactory(transport.ioHandlerFactory())
                         .threadFactory(new DefaultThreadFactory("tailor-nbd-io", true))
                         .build());
-        int queueCapacity = (int)
-                Math.min(Integer.MAX_VALUE, (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
+        int queueCapacity = (int) Math.min(Integer.MAX_VALUE, limits.maxRequestsInFlight());
         ThreadPoolExecutor fileIo = new ThreadPoolExecutor(
                 config.fileIoThreads(),
                 config.fileIoThreads(),
@@ -426,7 +425,7 @@ public final class NbdServer implements AutoCloseable {
                 }
                 if (config.admission().enabled()) {
                     segmentAdmission = new AdmissionDispatcher(
-                            config.admission().toAdmissionConfig(),
+                            config.admission().toAdmissionConfig(limits),
                             List.copyOf(frozen.values()),
                             config.admission().commitments(config.exports()),
                             door == null ? RequestDispatcher.DIRECT : door,

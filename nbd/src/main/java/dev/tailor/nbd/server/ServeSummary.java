@@ -111,6 +111,10 @@ public final class ServeSummary {
                                 + (server.admission().controller().config().adaptiveReserve()
                                         ? "adaptive"
                                         : server.admission().controller().reserveFraction())
+                                + String.format(
+                                        java.util.Locale.ROOT,
+                                        ", queue %,d per segment",
+                                        server.admission().controller().config().queueCapacityPerSegment())
                                 + switchedDepartures(
                                         admissionSettings.variant(),
                                         server.admission().controller().config()))
@@ -204,7 +208,7 @@ public final class ServeSummary {
 
     private static String backend(BlockBackend backend, Path temporary) {
         if (backend instanceof FileBackend file) {
-            return "file " + file.file()
+            return "file " + ExportConfig.shownPath(file.file())
                     + (temporary != null && file.file().startsWith(temporary) ? " (temporary: removed on exit)" : "");
         }
         if (backend instanceof UpstreamBackend upstream) {

@@ -55,7 +55,9 @@ class NbdConfigBuilderTest {
         assertThat(admission.reserveFraction()).isEqualTo(0.2);
         assertThat(admission.segmentSize().bytes()).isEqualTo(32L << 30);
         assertThat(admission.blockSize().bytes()).isEqualTo(1L << 20);
-        assertThat(admission.queueCapacityPerSegment()).isEqualTo(64);
+        assertThat(admission.queueCapacityPerSegment()).as("follows the limits").isNull();
+        assertThat(admission.queueCapacityPerSegment(Limits.DEFAULTS)).isEqualTo(256 * 256);
+        assertThat(admission.queueCapacityPerSegment(few)).isEqualTo(256 * 8);
 
         ExportConfig export =
                 ExportConfig.builder().name("d").file(Path.of("d.img")).build();

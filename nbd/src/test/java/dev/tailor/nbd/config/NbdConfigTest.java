@@ -79,6 +79,43 @@ class NbdConfigTest {
     }
 
     @Test
+    void read_twoExportsOfOneFile_isRefusedNamingBothFieldsAndTheFile() throws IOException {
+        // Was: served both, writes through one changing the other's disk, the banner showing /x/cfg/../disk.raw.
+        Path root = dir.toRealPath();
+        Path folder = Files.createDirectory(root.resolve("cfg"));
+        Path disk = Files.write(root.resolve("disk.raw"), new byte[4096]);
+        Files.createSymbolicLink(root.resolve("link.raw"), disk);
+        Path config = Files.writeString(folder.resolve("nbd.yaml"), """
+                exports:
+                  - {name: one, file: %s}
+                  - {name: two, file: ../disk.raw}
+                  - {name: three, file: ../link.raw, readOnly: true}
+                  - {name: four, file: new.raw, size: 1MiB}
+                  - {name: five, file: ./new.raw, size: 1MiB}
+                  - {name: six, file: other.raw, size: 1MiB}
+                  - {name: seven, file: %s}
+                  - {name: up, upstream: {host: 127.0.0.1}}
+                  - {name: up2, upstream: {host: 127.0.0.1}}
+                """.formatted(disk, disk));
+
+        String expected = " (expected: a file no other export serves: writes through one export would change the"
+                + " other's disk under its clients)";
+        assertThatThrownBy(() -> NbdConfigFiles.read(config))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(config + ": 4 problems:\n"
+                        + "  exports[1].file: " + folder.resolve("../disk.raw") + ", that is " + disk
+                        + ", is exports[0].file too (export one)" + expected + " at line 3\n"
+                        + "  exports[2].file: " + folder.resolve("../link.raw") + ", that is " + disk
+                        + ", is exports[0].file too (export one)" + expected + " at line 4\n"
+                        + "  exports[4].file: " + folder.resolve("./new.raw") + ", that is "
+                        + folder.resolve("new.raw") + ", is exports[3].file too (export four)" + expected
+                        + " at line 6\n"
+                        + "  exports[6].file: " + disk + " is exports[0].file too (export one)" + expected
+                        + " at line 8");
+        assertThat(folder.resolve("new.raw")).as("reading creates nothing").doesNotExist();
+    }
+
+    @Test
     void read_reportsEveryProblemOfTheAdmissionBlock_allAtOnce() throws IOException {
         Path config = Files.writeString(dir.resolve("nbd.yaml"), """
                 admission: {enabled: true, iops: -5, reserveFraction: -0.0001, queueCapacityPerSegment: -1}

@@ -233,17 +233,18 @@ class ServeOptionsTest {
                 .containsExactly("--file: " + image + " is a qcow2 image, served as its raw bytes: clients see the"
                         + " qcow2 format, not the disk in it, and their writes damage it (expected: a raw image;"
                         + " qemu-img convert -O raw " + image + " disk.raw makes one)");
+        Path copy = Files.copy(image, dir.resolve("copy.qcow2")); // one export per file
         Path config = Files.writeString(
                 dir.resolve("images.yaml"),
                 "exports:\n  - {name: a, size: 1MiB, file: a.img}\n  - {name: b, file: vm.qcow2}\n"
-                        + "  - {name: c, file: vm.qcow2, readOnly: true}\n");
+                        + "  - {name: c, file: copy.qcow2, readOnly: true}\n");
         assertThat(admissionOptions(config, null, null, null, null).build().warnings())
                 .satisfiesExactly(
                         w -> assertThat(w)
                                 .startsWith("exports[1].file: " + image + " is a qcow2 image, served as")
                                 .contains("their writes damage it"),
                         w -> assertThat(w)
-                                .startsWith("exports[2].file: " + image + " is a qcow2 image, served read-only as")
+                                .startsWith("exports[2].file: " + copy + " is a qcow2 image, served read-only as")
                                 .doesNotContain("writes"));
         Path raw = Files.write(dir.resolve("vm.raw"), new byte[4096]);
         ServeOptions plain = new ServeOptions(
@@ -372,6 +373,74 @@ class ServeOptionsTest {
                         .warnings())
                 .as("admission turned off")
                 .isEmpty();
+    }
+
+    @Test
+    void admissionQueues_holdWhatClientsMayHaveOutstanding_andASmallerOneInTheConfigWinsWithAWarning()
+            throws Exception {
+        // Was: admission's own 64 requests a segment, while a connection may have 256 in flight: fio at iodepth 128
+        // on one disk (one segment of 32 GiB) had requests answered EIO within seconds.
+        NbdConfig options =
+                admissionOptions(null, "on", "50000", null, null).build().settings();
+        assertThat(options.admission().queueCapacityPerSegment()).as("not set").isNull();
+        assertThat(options.admission().toAdmissionConfig(options.limits()).queueCapacityPerSegment())
+                .as("maxInFlightRequestsPerConnection 256 × maxConnections 256")
+                .isEqualTo(65_536);
+        assertThat(queueSetup("{maxInFlightRequestsPerConnection: 32, maxConnections: 4}", "")
+                        .settings()
+                        .admission()
+                        .queueCapacityPerSegment(Limits.builder()
+                                .maxInFlightRequestsPerConnection(32)
+                                .maxConnections(4)
+                                .build()))
+                .as("follows the limits")
+                .isEqualTo(128);
+        for (String enough :
+                new String[] {"", ", queueCapacityPerSegment: 65536", ", queueCapacityPerSegment: 70000"}) {
+            assertThat(queueSetup("{}", enough).warnings()).as(enough).isEmpty();
+        }
+
+        ServeOptions.Setup small = queueSetup("{}", ", queueCapacityPerSegment: 64");
+        assertThat(small.settings()
+                        .admission()
+                        .toAdmissionConfig(small.settings().limits())
+                        .queueCapacityPerSegment())
+                .as("the config's value wins")
+                .isEqualTo(64);
+        assertThat(small.warnings())
+                .containsExactly("admission.queueCapacityPerSegment: 64 is fewer than the 65,536 requests clients may"
+                        + " have outstanding (limits.maxInFlightRequestsPerConnection 256 × limits.maxConnections"
+                        + " 256): once 64 requests wait for one segment, a client within those limits has the next"
+                        + " answered EIO, which a VM reports as a file system error; leave it out to queue them all,"
+                        + " or lower limits.maxInFlightRequestsPerConnection or limits.maxConnections (docs/nbd.md,"
+                        + " Admission)");
+        assertThat(queueSetup(
+                                "{maxInFlightRequestsPerConnection: 16, maxConnections: 4}",
+                                ", queueCapacityPerSegment: 64")
+                        .warnings())
+                .as("64 queues all that 4 connections of 16 can have outstanding")
+                .isEmpty();
+        assertThat(queueSetup("{maxInFlightRequestsPerConnection: 65536}", "").warnings())
+                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .startsWith("admission.queueCapacityPerSegment: 1,000,000 (the default: admission's largest queue) is"
+                        + " fewer than the 16,777,216 requests")
+                .endsWith("; lower limits.maxInFlightRequestsPerConnection or limits.maxConnections (docs/nbd.md,"
+                        + " Admission)");
+        Path off = Files.writeString(
+                dir.resolve("off.yaml"),
+                "admission: {queueCapacityPerSegment: 1}\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+        assertThat(admissionOptions(off, null, null, null, null).build().warnings())
+                .as("admission off: no queue")
+                .isEmpty();
+    }
+
+    /** The start of a config with {@code limits} and admission on with a budget and {@code more}. */
+    private ServeOptions.Setup queueSetup(String limits, String more) throws Exception {
+        Path config = Files.writeString(
+                dir.resolve("queue.yaml"),
+                "limits: " + limits + "\nadmission: {enabled: true, iops: 1000" + more
+                        + "}\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+        return admissionOptions(config, null, null, null, null).build();
     }
 
     @Test

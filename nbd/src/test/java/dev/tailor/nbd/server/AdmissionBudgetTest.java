@@ -130,13 +130,19 @@ class AdmissionBudgetTest {
     @Test
     void aClientAskingThreeTimesTheBudget_getsTheBudget() {
         // 1,000 IOPS; the client offers 3 reads of 4 KiB every ms for 10 virtual seconds, the backend
-        // answers at once. What reaches the backend is the budget: about 1,000 a second.
+        // answers at once. What reaches the backend is the budget: about 1,000 a second. The client keeps no
+        // in-flight limit, so a queue of 64 (admission's own default, set as a config may) fills and refuses.
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         GatedBackend backend = new GatedBackend(1 << 20);
         Export export =
                 new Export(ExportConfig.file("disk", "t", 1 << 20, false, Path.of("disk.img")), backend, 1 << 20);
-        AdmissionDispatcher dispatcher =
-                new AdmissionDispatcher(budget(1_000.0, null).toAdmissionConfig(), List.of(export), clock::get);
+        AdmissionDispatcher dispatcher = new AdmissionDispatcher(
+                budget(1_000.0, null).toBuilder()
+                        .queueCapacityPerSegment(64)
+                        .build()
+                        .toAdmissionConfig(),
+                List.of(export),
+                clock::get);
         long admitted = 0;
         int seconds = 10;
         for (int ms = 0; ms < seconds * 1000; ms++) {

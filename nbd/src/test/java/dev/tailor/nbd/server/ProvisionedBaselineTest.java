@@ -75,7 +75,10 @@ class ProvisionedBaselineTest {
         assertThat(paper.toBuilder()
                         .capacityCostUnitsPerSecond(AdmissionConfig.PAPER.capacityCostUnitsPerSecond())
                         .build())
-                .isEqualTo(AdmissionConfig.PAPER);
+                .as("but the queues: the proxy's hold what its clients may have outstanding")
+                .isEqualTo(AdmissionConfig.PAPER.toBuilder()
+                        .queueCapacityPerSegment(256 * 256)
+                        .build());
         AdmissionConfig ablation = parse("admission: {enabled: true, weightedHotService: false, pacedRelease: true,"
                         + " arrivalOrderWithinDisk: false}\n"
                         + "exports: [{name: d, file: f, size: 1GiB}]")

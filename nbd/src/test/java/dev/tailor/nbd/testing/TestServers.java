@@ -33,7 +33,7 @@ public final class TestServers {
                 .name(name)
                 .tenant("test")
                 .readOnly(readOnly)
-                .file(Path.of("unused"))
+                .file(Path.of("unused-" + name))
                 .build();
     }
 
