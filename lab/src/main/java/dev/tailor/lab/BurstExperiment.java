@@ -84,8 +84,8 @@ public final class BurstExperiment {
      * @param rounds           rounds of the {@code modes}
      * @param steady           steady tenants
      * @param steadyIops       reads per second of each steady tenant
-     * @param burstQueueDepth  the bursty tenant's queue depth (also each segment's admission queue capacity,
-     *                         so nothing is refused)
+     * @param burstQueueDepth  the bursty tenant's queue depth (the proxy's default segment queues hold what
+     *                         clients may have outstanding, so nothing is refused)
      * @param burstOnMillis    the bursty tenant's I/O time per cycle, ms
      * @param burstOffMillis   its idle time per cycle, ms
      * @param servers          the backend's request threads
@@ -492,9 +492,6 @@ public final class BurstExperiment {
                 .append('\n');
         y.append("  segmentSize: ").append(s.segmentSize()).append('\n');
         y.append("  reserveFraction: ").append(s.reserveFraction()).append('\n');
-        y.append("  queueCapacityPerSegment: ")
-                .append(s.burstQueueDepth())
-                .append("   # the bursty client's queue depth: nothing is refused\n");
         y.append("loop:\n");
         y.append("  metricsFile: ").append(metricsFile).append('\n');
         y.append("  metricsPeriodMillis: 500\n");
