@@ -66,6 +66,18 @@ public final class StrictReader {
     private StrictReader() {}
 
     /**
+     * Whether {@code file} is to be read as strict JSON, with JSON's words in its errors: its name ends in
+     * {@code .json} (any case). Every other file is read as YAML.
+     */
+    public static boolean isJsonFile(java.nio.file.Path file) {
+        return file.getFileName() != null
+                && file.getFileName()
+                        .toString()
+                        .toLowerCase(java.util.Locale.ROOT)
+                        .endsWith(".json");
+    }
+
+    /**
      * A strict JSON mapper. NaN and Infinity literals parse, so that the reader's validation can name
      * them; strings convert only to strings; integers to numbers; floats only to floating fields.
      * Callers add their output settings with {@code json().rebuild()}.

@@ -49,18 +49,6 @@ public final class ScenarioFiles {
     private ScenarioFiles() {}
 
     /**
-     * Whether {@code file} is read as strict JSON ({@link #read(String, String, Class, Function, Function,
-     * boolean)}): its name ends in {@code .json}.
-     */
-    public static boolean json(java.nio.file.Path file) {
-        return file.getFileName() != null
-                && file.getFileName()
-                        .toString()
-                        .toLowerCase(java.util.Locale.ROOT)
-                        .endsWith(".json");
-    }
-
-    /**
      * A scenario file read and checked.
      *
      * @param scenario  the scenario, with no problem

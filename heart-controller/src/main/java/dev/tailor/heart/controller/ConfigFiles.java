@@ -65,9 +65,7 @@ public final class ConfigFiles {
         } catch (IOException e) {
             throw new IllegalArgumentException(file + ": cannot read (" + IoErrors.reason(e) + ")");
         }
-        boolean json =
-                file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json");
-        return parse(text, file.toString(), json);
+        return parse(text, file.toString(), StrictReader.isJsonFile(file));
     }
 
     /**

@@ -100,9 +100,7 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(file + ": cannot read (" + e.getMessage() + ")");
         }
         Path directory = file.toAbsolutePath().getParent();
-        boolean json =
-                file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json");
-        return parse(text, file.toString(), directory, true, forOptions, json);
+        return parse(text, file.toString(), directory, true, forOptions, StrictReader.isJsonFile(file));
     }
 
     /**

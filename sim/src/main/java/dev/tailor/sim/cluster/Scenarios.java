@@ -63,7 +63,7 @@ public final class Scenarios {
                     + " (expected: one of " + BUNDLED + ", or a YAML scenario file)");
         }
         try {
-            return parse(Files.readString(file), file.toString(), ScenarioFiles.json(file));
+            return parse(Files.readString(file), file.toString(), StrictReader.isJsonFile(file));
         } catch (java.nio.charset.MalformedInputException e) {
             throw new ScenarioException(file + ": not UTF-8 text (expected: a YAML scenario file)");
         } catch (IOException e) {

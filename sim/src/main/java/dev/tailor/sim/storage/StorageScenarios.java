@@ -137,7 +137,7 @@ public final class StorageScenarios {
                             + " (expected: one of " + names() + ", or a YAML scenario file)");
         }
         try {
-            return parseLoaded(Files.readString(file), file.toString(), data, ScenarioFiles.json(file));
+            return parseLoaded(Files.readString(file), file.toString(), data, StrictReader.isJsonFile(file));
         } catch (MalformedInputException e) {
             throw new ScenarioException(file + ": not UTF-8 text (expected: a YAML scenario file)");
         } catch (IOException e) {
